@@ -1,0 +1,119 @@
+//! The server's configuration: one struct, read from flags and `TAFL_*`
+//! environment variables, with defaults that work on a laptop.
+
+use std::net::SocketAddr;
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+/// Everything `tafl serve` can be told. Flags win over environment variables,
+/// which win over the defaults.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Config {
+    /// Address to serve gRPC on.
+    #[arg(long, env = "TAFL_LISTEN", default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+
+    /// Threads that run searches (Evaluate with limits, SuggestMove); 0: one per CPU core.
+    #[arg(long, env = "TAFL_SEARCH_THREADS", default_value_t = 0)]
+    pub search_threads: usize,
+
+    /// Searches that run at once; 0: as many as there are search threads.
+    #[arg(long, env = "TAFL_MAX_CONCURRENT_SEARCHES", default_value_t = 0)]
+    pub max_concurrent_searches: usize,
+
+    /// Searches that may wait for a free slot; past that, RESOURCE_EXHAUSTED at once.
+    #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = 64)]
+    pub max_queued_searches: usize,
+
+    /// Transposition table size in MiB, shared by all searches.
+    #[arg(long, env = "TAFL_HASH_MB", default_value_t = 64)]
+    pub hash_mb: usize,
+
+    /// Most moves a request's game may hold (game.moves); more is INVALID_ARGUMENT.
+    #[arg(long, env = "TAFL_MAX_GAME_PLIES", default_value_t = 4096)]
+    pub max_game_plies: usize,
+
+    /// Largest request message in bytes; larger ones are refused before decoding.
+    #[arg(long, env = "TAFL_MAX_MESSAGE_BYTES", default_value_t = 4 << 20)]
+    pub max_message_bytes: usize,
+
+    /// Deepest search the server runs, whatever a caller asks (plies).
+    #[arg(long, env = "TAFL_MAX_SEARCH_DEPTH", default_value_t = 32)]
+    pub max_search_depth: u32,
+
+    /// Longest a search may think, whatever a caller asks (milliseconds).
+    #[arg(long, env = "TAFL_MAX_SEARCH_TIME_MS", default_value_t = 10_000)]
+    pub max_search_time_ms: u64,
+
+    /// Most positions a search may visit, whatever a caller asks.
+    #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = 200_000_000)]
+    pub max_search_nodes: u64,
+
+    /// Taken off a call's deadline (grpc-timeout) so the answer still arrives in time (milliseconds).
+    #[arg(long, env = "TAFL_DEADLINE_MARGIN_MS", default_value_t = 10)]
+    pub deadline_margin_ms: u64,
+
+    /// On SIGINT/SIGTERM: how long health says NOT_SERVING while calls are still taken,
+    /// so load balancers can drain this replica (milliseconds).
+    #[arg(long, env = "TAFL_DRAIN_DELAY_MS", default_value_t = 0)]
+    pub drain_delay_ms: u64,
+
+    /// On SIGINT/SIGTERM: how long in-flight calls may take to finish before the server exits anyway (milliseconds).
+    #[arg(long, env = "TAFL_SHUTDOWN_GRACE_MS", default_value_t = 15_000)]
+    pub shutdown_grace_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
+            search_threads: 0,
+            max_concurrent_searches: 0,
+            max_queued_searches: 64,
+            hash_mb: 64,
+            max_game_plies: 4096,
+            max_message_bytes: 4 << 20,
+            max_search_depth: 32,
+            max_search_time_ms: 10_000,
+            max_search_nodes: 200_000_000,
+            deadline_margin_ms: 10,
+            drain_delay_ms: 0,
+            shutdown_grace_ms: 15_000,
+        }
+    }
+}
+
+impl Config {
+    /// Search threads with 0 resolved to the number of CPU cores.
+    pub fn search_threads(&self) -> usize {
+        if self.search_threads > 0 {
+            self.search_threads
+        } else {
+            std::thread::available_parallelism().map_or(2, NonZeroUsize::get)
+        }
+    }
+
+    /// Concurrent searches with 0 resolved to the number of search threads.
+    pub fn max_concurrent_searches(&self) -> usize {
+        if self.max_concurrent_searches > 0 {
+            self.max_concurrent_searches
+        } else {
+            self.search_threads()
+        }
+    }
+
+    /// The caller's deadline is shortened by this much.
+    pub fn deadline_margin(&self) -> Duration {
+        Duration::from_millis(self.deadline_margin_ms)
+    }
+
+    /// How long health reports NOT_SERVING before the server stops accepting calls.
+    pub fn drain_delay(&self) -> Duration {
+        Duration::from_millis(self.drain_delay_ms)
+    }
+
+    /// How long in-flight calls may take after shutdown starts.
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_millis(self.shutdown_grace_ms)
+    }
+}

@@ -1,0 +1,399 @@
+//! Proto messages <-> rules types.
+//!
+//! Every field a caller sends is parsed into a rules type here, and every
+//! failure becomes an INVALID_ARGUMENT naming the field by its snake_case path
+//! (`game.moves[17]`), or a FAILED_PRECONDITION for a move after the game
+//! ended. No rule is decided here: the rules module judges, this file only
+//! translates.
+
+use crate::rules::{
+    Bitboard, BoardSize, EndReason, Game, GameErrorKind, Move, MoveText, Position, PositionText,
+    Rules, Side, Square, Status, Variant,
+};
+
+use super::error::{ServiceError, quote};
+use super::pb;
+
+/// Longest move text read; real ones are at most a few dozen bytes
+/// (`e10-e13xd13/e12/f13++`), so longer is refused without parsing.
+pub const MAX_MOVE_TEXT_BYTES: usize = 64;
+/// Longest position text read; a 13×13 position takes about 200 bytes.
+pub const MAX_POSITION_TEXT_BYTES: usize = 512;
+/// Longest square text read.
+pub const MAX_SQUARE_TEXT_BYTES: usize = 8;
+
+/// The ruleset a `Variant.rules` value names; UNSPECIFIED means Copenhagen.
+///
+/// # Errors
+/// An enum value this server does not know.
+pub fn rules_from_proto(value: i32) -> Result<Rules, ServiceError> {
+    match pb::Rules::try_from(value) {
+        Ok(pb::Rules::Unspecified | pb::Rules::Copenhagen) => Ok(Rules::Copenhagen),
+        Ok(pb::Rules::Fetlar) => Ok(Rules::Fetlar),
+        Ok(pb::Rules::Tablut) => Ok(Rules::Tablut),
+        Err(_) => Err(ServiceError::invalid(
+            "game.variant.rules",
+            format!(
+                "{value} is not a known ruleset: use RULES_COPENHAGEN (1), RULES_FETLAR (2) or RULES_TABLUT (3)"
+            ),
+        )),
+    }
+}
+
+/// The board size `Variant.board_size` asks for; `None` for 0 (the default).
+///
+/// # Errors
+/// A size other than 0, 9, 11 or 13.
+pub fn board_size_from_proto(size: u32) -> Result<Option<BoardSize>, ServiceError> {
+    if size == 0 {
+        return Ok(None);
+    }
+    BoardSize::new(size).map(Some).ok_or_else(|| {
+        ServiceError::invalid(
+            "game.variant.board_size",
+            format!("{size} is not a board size: use 9, 11 or 13, or 0 for the start's or the rules' own"),
+        )
+    })
+}
+
+/// The game's start: the variant's standard start, or the caller's position.
+///
+/// # Errors
+/// An unknown ruleset, a bad board size, an unreadable or impossible start,
+/// or a start whose size differs from `variant.board_size`.
+pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
+    let default_variant = pb::Variant::default();
+    let variant = game.variant.as_ref().unwrap_or(&default_variant);
+    let rules = rules_from_proto(variant.rules)?;
+    let size = board_size_from_proto(variant.board_size)?;
+    if game.start.is_empty() {
+        let size = size.unwrap_or(rules.default_size());
+        return Ok(Game::new(Variant::new(rules, size)));
+    }
+    if game.start.len() > MAX_POSITION_TEXT_BYTES {
+        return Err(ServiceError::invalid(
+            "game.start",
+            format!(
+                "is {} bytes long; a position text is at most {MAX_POSITION_TEXT_BYTES}",
+                game.start.len()
+            ),
+        ));
+    }
+    let text: PositionText = game.start.parse().map_err(|error| {
+        ServiceError::invalid(
+            "game.start",
+            format!("{} is not a position: {error}", quote(&game.start)),
+        )
+    })?;
+    if let Some(size) = size
+        && size != text.size()
+    {
+        return Err(ServiceError::invalid(
+            "game.start",
+            format!(
+                "is a {n}×{n} position but game.variant.board_size is {m}",
+                n = text.size().get(),
+                m = size.get()
+            ),
+        ));
+    }
+    let position =
+        Position::from_setup(&text, Variant::new(rules, text.size())).map_err(|error| {
+            ServiceError::invalid("game.start", format!("is not a possible start: {error}"))
+        })?;
+    Ok(Game::from_position(position))
+}
+
+/// Replays a request's game: its start, then every move, as the rules judge
+/// them.
+///
+/// # Errors
+/// INVALID_ARGUMENT for a bad variant or start, more moves than
+/// `max_plies`, or an unreadable or illegal move (`game.moves[i]`);
+/// FAILED_PRECONDITION for the first move after the game ended, readable or not.
+pub fn game_from_proto(game: Option<&pb::Game>, max_plies: usize) -> Result<Game, ServiceError> {
+    let default_game = pb::Game::default();
+    let game = game.unwrap_or(&default_game);
+    if game.moves.len() > max_plies {
+        return Err(ServiceError::invalid(
+            "game.moves",
+            format!(
+                "holds {} moves; this server takes games of at most {max_plies} moves",
+                game.moves.len()
+            ),
+        ));
+    }
+    let mut replay = start_from_proto(game)?;
+    for (index, text) in game.moves.iter().enumerate() {
+        play(&mut replay, text, &format!("game.moves[{index}]"))?;
+    }
+    Ok(replay)
+}
+
+/// Plays one move given as text, reporting errors against `field`.
+///
+/// # Errors
+/// FAILED_PRECONDITION if the game is already over (checked first, so the
+/// text need not even be readable), else INVALID_ARGUMENT for a move that is
+/// unreadable, illegal or whose capture list is wrong.
+pub fn play(
+    game: &mut Game,
+    text: &str,
+    field: &str,
+) -> Result<crate::rules::PlayedMove, ServiceError> {
+    let status = game.status();
+    if status.is_over() {
+        return Err(game_over(field, status));
+    }
+    if text.len() > MAX_MOVE_TEXT_BYTES {
+        return Err(ServiceError::invalid(
+            field,
+            format!(
+                "{} is not a move: {} bytes is too long for one",
+                quote(text),
+                text.len()
+            ),
+        ));
+    }
+    game.play(text).map_err(|error| {
+        if error.is_game_over() {
+            return game_over(field, game.status());
+        }
+        match error.kind {
+            GameErrorKind::Parse(parse) => {
+                ServiceError::invalid(field, format!("{} is not a move: {parse}", quote(text)))
+            }
+            GameErrorKind::Play(play) => {
+                ServiceError::invalid(field, format!("{} is not legal here: {play}", quote(text)))
+            }
+        }
+    })
+}
+
+/// The FAILED_PRECONDITION for a move or search after the end.
+pub fn game_over(subject: &str, status: Status) -> ServiceError {
+    ServiceError::game_over(
+        subject,
+        format!(
+            "the game is already over ({}); no move may follow",
+            describe_status(status)
+        ),
+    )
+}
+
+/// A status in words: "attackers won: the king was captured".
+pub fn describe_status(status: Status) -> String {
+    match status {
+        Status::Ongoing => "the game goes on".to_owned(),
+        Status::Won { winner, reason } => format!("{winner} won: {reason}"),
+        Status::Drawn { reason } => format!("drawn: {reason}"),
+    }
+}
+
+/// The optional square of a LegalMoves request, checked against the board.
+///
+/// # Errors
+/// Text that is not a square, or a square off this board.
+pub fn square_from_proto(text: &str, size: BoardSize) -> Result<Option<Square>, ServiceError> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    if text.len() > MAX_SQUARE_TEXT_BYTES {
+        return Err(ServiceError::invalid(
+            "square",
+            format!("{} is not a square: too long", quote(text)),
+        ));
+    }
+    let square: Square = text.parse().map_err(|error| {
+        ServiceError::invalid(
+            "square",
+            format!("{} is not a square: {error}", quote(text)),
+        )
+    })?;
+    let n = size.get();
+    if square.file() >= n || square.rank() >= n {
+        return Err(ServiceError::invalid(
+            "square",
+            format!("{square} is off the {n}×{n} board"),
+        ));
+    }
+    Ok(Some(square))
+}
+
+/// The proto side.
+pub fn side_to_proto(side: Side) -> pb::Side {
+    match side {
+        Side::Attackers => pb::Side::Attackers,
+        Side::Defenders => pb::Side::Defenders,
+    }
+}
+
+/// The proto status: never UNSPECIFIED, except the reason while the game goes on.
+pub fn status_to_proto(status: Status) -> pb::GameStatus {
+    let result = match status {
+        Status::Ongoing => pb::GameResult::Ongoing,
+        Status::Won {
+            winner: Side::Attackers,
+            ..
+        } => pb::GameResult::AttackersWin,
+        Status::Won {
+            winner: Side::Defenders,
+            ..
+        } => pb::GameResult::DefendersWin,
+        Status::Drawn { .. } => pb::GameResult::Draw,
+    };
+    let reason = match status.reason() {
+        None => pb::EndReason::Unspecified,
+        Some(EndReason::KingEscaped) => pb::EndReason::KingEscaped,
+        Some(EndReason::ExitFort) => pb::EndReason::ExitFort,
+        Some(EndReason::KingCaptured) => pb::EndReason::KingCaptured,
+        Some(EndReason::Encircled) => pb::EndReason::Encircled,
+        Some(EndReason::NoMoves) => pb::EndReason::NoMoves,
+        Some(EndReason::Repetition) => pb::EndReason::Repetition,
+    };
+    pb::GameStatus {
+        result: result.into(),
+        reason: reason.into(),
+    }
+}
+
+/// Squares as text, sorted by file, then rank.
+pub fn squares_to_proto(squares: Bitboard) -> Vec<String> {
+    let mut sorted: Vec<Square> = squares.iter().collect();
+    sorted.sort_unstable();
+    sorted
+        .into_iter()
+        .map(|square| square.to_string())
+        .collect()
+}
+
+/// The game's current position, spelled out.
+pub fn position_to_proto(game: &Game) -> pb::Position {
+    let position = game.position();
+    pb::Position {
+        text: position.to_string(),
+        board_size: u32::from(position.variant().size.get()),
+        side_to_move: side_to_proto(position.side_to_move()).into(),
+        attackers: squares_to_proto(position.attackers()),
+        defenders: squares_to_proto(position.defenders()),
+        king: position
+            .king()
+            .map(|square| square.to_string())
+            .unwrap_or_default(),
+        ply: u32::try_from(game.ply()).unwrap_or(u32::MAX),
+    }
+}
+
+/// A move's text with its captures, "e1-e4xe5/f5" (just "e1-e4" without).
+pub fn move_text(mv: Move, captures: Bitboard) -> String {
+    MoveText {
+        from: mv.from,
+        to: mv.to,
+        captures: Some(captures),
+    }
+    .to_string()
+}
+
+/// The proto move; `captures` as known (none for a legal-move list).
+pub fn move_to_proto(mv: Move, captures: Bitboard) -> pb::Move {
+    pb::Move {
+        from_square: mv.from.to_string(),
+        to_square: mv.to.to_string(),
+        text: move_text(mv, captures),
+    }
+}
+
+/// A principal variation as move texts with captures, played out from
+/// `position`. Stops early at a move the rules refuse (a search bug: logged).
+pub fn pv_to_proto(position: &Position, pv: &[Move]) -> Vec<String> {
+    let mut position = *position;
+    let mut texts = Vec::with_capacity(pv.len());
+    for &mv in pv {
+        match position.play(mv) {
+            Ok(outcome) => texts.push(move_text(mv, outcome.captures)),
+            Err(error) => {
+                tracing::warn!(%mv, %error, "search returned an illegal principal variation");
+                break;
+            }
+        }
+    }
+    texts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game_of(moves: &[&str]) -> pb::Game {
+        pb::Game {
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+            ..pb::Game::default()
+        }
+    }
+
+    fn field_of(error: ServiceError) -> String {
+        match error {
+            ServiceError::InvalidArgument { field, .. } => field,
+            ServiceError::GameOver { subject, .. } => format!("over:{subject}"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_rules_value_names_the_field() {
+        assert_eq!(
+            field_of(rules_from_proto(7).unwrap_err()),
+            "game.variant.rules"
+        );
+        assert_eq!(rules_from_proto(0).unwrap(), Rules::Copenhagen);
+    }
+
+    #[test]
+    fn board_size_ten_is_refused() {
+        assert_eq!(
+            field_of(board_size_from_proto(10).unwrap_err()),
+            "game.variant.board_size"
+        );
+        assert_eq!(board_size_from_proto(0).unwrap(), None);
+    }
+
+    #[test]
+    fn empty_game_is_the_copenhagen_start() {
+        let game = game_from_proto(None, 10).unwrap();
+        assert_eq!(
+            game.position().variant(),
+            Variant::standard(Rules::Copenhagen)
+        );
+    }
+
+    #[test]
+    fn bad_move_is_named_by_index() {
+        let error = game_from_proto(Some(&game_of(&["d1-d2", "zz"])), 10).unwrap_err();
+        assert_eq!(field_of(error), "game.moves[1]");
+    }
+
+    #[test]
+    fn too_many_moves_is_refused_before_replay() {
+        let error = game_from_proto(Some(&game_of(&["nonsense"; 11])), 10).unwrap_err();
+        assert_eq!(field_of(error), "game.moves");
+    }
+
+    #[test]
+    fn squares_sort_by_file_then_rank() {
+        let squares: Bitboard = ["e10", "e5", "a11"]
+            .iter()
+            .map(|s| s.parse::<Square>().unwrap())
+            .collect();
+        assert_eq!(squares_to_proto(squares), ["a11", "e5", "e10"]);
+    }
+
+    #[test]
+    fn square_off_a_small_board_is_refused() {
+        assert_eq!(
+            field_of(square_from_proto("k1", BoardSize::Nine).unwrap_err()),
+            "square"
+        );
+        assert!(square_from_proto("i9", BoardSize::Nine).unwrap().is_some());
+        assert!(square_from_proto("", BoardSize::Nine).unwrap().is_none());
+    }
+}

@@ -1,0 +1,101 @@
+//! One handler per RPC: convert the request into rules types, do the work
+//! (searches on the bounded pool), convert back.
+
+mod apply_move;
+mod evaluate;
+mod legal_moves;
+mod suggest_move;
+
+use std::sync::Arc;
+
+use tonic::{Request, Response, Status};
+
+use crate::search::Engine;
+
+use super::config::Config;
+use super::limits::SearchCaps;
+use super::pb;
+use super::pool::SearchPool;
+
+/// What every handler shares.
+#[derive(Debug)]
+pub struct State {
+    /// The server's configuration.
+    pub config: Config,
+    /// The caps on every search.
+    pub caps: SearchCaps,
+    /// The AI; one transposition table for all searches.
+    pub engine: Engine,
+    /// Where searches run.
+    pub pool: SearchPool,
+}
+
+impl State {
+    /// The shared state a configuration describes.
+    pub fn new(config: Config) -> State {
+        let engine = Engine::new(crate::search::EngineConfig {
+            hash_mb: config.hash_mb,
+        });
+        let pool = SearchPool::new(config.max_concurrent_searches(), config.max_queued_searches);
+        State {
+            caps: SearchCaps::from_config(&config),
+            config,
+            engine,
+            pool,
+        }
+    }
+}
+
+/// The `tafl.v1.TaflService` implementation.
+#[derive(Clone, Debug)]
+pub struct TaflApi {
+    state: Arc<State>,
+}
+
+impl TaflApi {
+    /// The service over shared state.
+    pub fn new(state: Arc<State>) -> TaflApi {
+        TaflApi { state }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::tafl_service_server::TaflService for TaflApi {
+    async fn legal_moves(
+        &self,
+        request: Request<pb::LegalMovesRequest>,
+    ) -> Result<Response<pb::LegalMovesResponse>, Status> {
+        legal_moves::handle(&self.state, request.into_inner())
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn apply_move(
+        &self,
+        request: Request<pb::ApplyMoveRequest>,
+    ) -> Result<Response<pb::ApplyMoveResponse>, Status> {
+        apply_move::handle(&self.state, request.into_inner())
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn evaluate(
+        &self,
+        request: Request<pb::EvaluateRequest>,
+    ) -> Result<Response<pb::EvaluateResponse>, Status> {
+        evaluate::handle(Arc::clone(&self.state), request)
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn suggest_move(
+        &self,
+        request: Request<pb::SuggestMoveRequest>,
+    ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
+        suggest_move::handle(Arc::clone(&self.state), request)
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+}

@@ -1,0 +1,183 @@
+//! Search bounds: what the caller asks for, capped by the server, and the
+//! call's deadline (`grpc-timeout`) minus a safety margin.
+
+use std::time::{Duration, Instant};
+
+use tonic::metadata::MetadataMap;
+
+use crate::search::Limits;
+
+use super::config::Config;
+use super::pb;
+
+/// The most a search may spend, whatever a caller asks.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchCaps {
+    /// Deepest search, in plies.
+    pub depth: u32,
+    /// Longest thinking time.
+    pub time: Duration,
+    /// Most positions visited.
+    pub nodes: u64,
+}
+
+impl SearchCaps {
+    /// The caps a configuration sets.
+    pub fn from_config(config: &Config) -> SearchCaps {
+        SearchCaps {
+            depth: config.max_search_depth.max(1),
+            time: Duration::from_millis(config.max_search_time_ms),
+            nodes: config.max_search_nodes.max(1),
+        }
+    }
+}
+
+/// Whether the caller set any bound at all (Evaluate searches only then).
+pub fn any_limit(limits: Option<&pb::SearchLimits>) -> bool {
+    limits.is_some_and(|l| l.max_depth != 0 || l.max_time_ms != 0 || l.max_nodes != 0)
+}
+
+/// The search limits for a call. No bound given: none is set, so the
+/// level's own budget applies (levels 1-9 cap depth and nodes, level 10
+/// thinks one second). Any bound given: each is capped by the server and a
+/// missing one is the cap, so no search outlives the caps. The call's
+/// deadline always applies.
+pub fn search_limits(
+    given: Option<&pb::SearchLimits>,
+    caps: SearchCaps,
+    deadline: Option<Instant>,
+) -> Limits {
+    if !any_limit(given) {
+        return Limits {
+            deadline,
+            ..Limits::default()
+        };
+    }
+    let given = given.cloned().unwrap_or_default();
+    let capped = |value: u64, cap: u64| if value == 0 { cap } else { value.min(cap) };
+    let time_cap = u64::try_from(caps.time.as_millis()).unwrap_or(u64::MAX);
+    Limits {
+        max_depth: Some(capped(u64::from(given.max_depth), u64::from(caps.depth)) as u32),
+        max_nodes: Some(capped(given.max_nodes, caps.nodes)),
+        max_time: Some(Duration::from_millis(capped(
+            u64::from(given.max_time_ms),
+            time_cap,
+        ))),
+        deadline,
+    }
+}
+
+/// When the answer must be ready: the call's `grpc-timeout` from `received`,
+/// less `margin`; `None` when the caller set no deadline.
+pub fn call_deadline(
+    metadata: &MetadataMap,
+    received: Instant,
+    margin: Duration,
+) -> Option<Instant> {
+    let header = metadata.get("grpc-timeout")?.to_str().ok()?;
+    let timeout = parse_grpc_timeout(header)?;
+    Some(received + timeout.saturating_sub(margin))
+}
+
+/// Reads a `grpc-timeout` value: at most 8 digits and a unit
+/// (`H`, `M`, `S`, `m`, `u`, `n`).
+fn parse_grpc_timeout(value: &str) -> Option<Duration> {
+    if value.len() < 2 || value.len() > 9 {
+        return None;
+    }
+    let (digits, unit) = value.split_at(value.len() - 1);
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let amount: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(amount * 3600),
+        "M" => Duration::from_secs(amount * 60),
+        "S" => Duration::from_secs(amount),
+        "m" => Duration::from_millis(amount),
+        "u" => Duration::from_micros(amount),
+        "n" => Duration::from_nanos(amount),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAPS: SearchCaps = SearchCaps {
+        depth: 32,
+        time: Duration::from_secs(10),
+        nodes: 1_000_000,
+    };
+
+    #[test]
+    fn no_limits_leave_the_level_budget() {
+        let limits = search_limits(None, CAPS, None);
+        assert!(limits.is_unbounded());
+        let zero = pb::SearchLimits::default();
+        assert!(search_limits(Some(&zero), CAPS, None).is_unbounded());
+    }
+
+    #[test]
+    fn zero_fields_mean_the_cap() {
+        let given = pb::SearchLimits {
+            max_depth: 4,
+            ..pb::SearchLimits::default()
+        };
+        let limits = search_limits(Some(&given), CAPS, None);
+        assert_eq!(limits.max_depth, Some(4));
+        assert_eq!(limits.max_time, Some(Duration::from_secs(10)));
+        assert_eq!(limits.max_nodes, Some(1_000_000));
+    }
+
+    #[test]
+    fn hostile_limits_are_capped() {
+        let given = pb::SearchLimits {
+            max_depth: 1000,
+            max_time_ms: 86_400_000,
+            max_nodes: u64::MAX,
+        };
+        let limits = search_limits(Some(&given), CAPS, None);
+        assert_eq!(limits.max_depth, Some(32));
+        assert_eq!(limits.max_time, Some(Duration::from_secs(10)));
+        assert_eq!(limits.max_nodes, Some(1_000_000));
+    }
+
+    #[test]
+    fn small_limits_stay() {
+        let given = pb::SearchLimits {
+            max_depth: 3,
+            max_time_ms: 50,
+            max_nodes: 10,
+        };
+        let limits = search_limits(Some(&given), CAPS, None);
+        assert_eq!(limits.max_depth, Some(3));
+        assert_eq!(limits.max_time, Some(Duration::from_millis(50)));
+        assert_eq!(limits.max_nodes, Some(10));
+    }
+
+    #[test]
+    fn grpc_timeout_values() {
+        assert_eq!(parse_grpc_timeout("100m"), Some(Duration::from_millis(100)));
+        assert_eq!(parse_grpc_timeout("2S"), Some(Duration::from_secs(2)));
+        assert_eq!(
+            parse_grpc_timeout("99999999H"),
+            Some(Duration::from_secs(99_999_999 * 3600))
+        );
+        assert_eq!(parse_grpc_timeout("m"), None);
+        assert_eq!(parse_grpc_timeout("123456789m"), None);
+        assert_eq!(parse_grpc_timeout("-1m"), None);
+        assert_eq!(parse_grpc_timeout("10x"), None);
+    }
+
+    #[test]
+    fn deadline_takes_off_the_margin() {
+        let mut metadata = MetadataMap::new();
+        metadata.insert("grpc-timeout", "100m".parse().unwrap());
+        let now = Instant::now();
+        let deadline = call_deadline(&metadata, now, Duration::from_millis(10)).unwrap();
+        assert_eq!(deadline - now, Duration::from_millis(90));
+        assert!(call_deadline(&MetadataMap::new(), now, Duration::ZERO).is_none());
+    }
+}

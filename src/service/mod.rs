@@ -1,0 +1,194 @@
+//! The gRPC service: `tafl.v1.TaflService` (proto/tafl/v1/tafl.proto) with
+//! `grpc.health.v1` health and server reflection, over the rules and the search.
+//!
+//! [`Server::start`] binds and serves in the background, so both `main` and
+//! the integration tests (on port 0) run the very same server:
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), tafl::service::ServeError> {
+//! use tafl::service::{Config, Server};
+//! let server = Server::start(Config::default()).await?;
+//! println!("serving on {}", server.local_addr());
+//! server.run_until_signal().await
+//! # }
+//! ```
+
+pub mod codec;
+pub mod config;
+pub mod convert;
+pub mod error;
+pub mod handlers;
+pub mod limits;
+pub mod pool;
+pub mod shutdown;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tonic::transport::server::TcpIncoming;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
+
+pub use config::Config;
+pub use error::ServiceError;
+pub use handlers::{State, TaflApi};
+
+/// The generated protobuf types, server and client of `tafl.v1`.
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod pb {
+    tonic::include_proto!("tafl.v1");
+
+    /// The encoded descriptors of `tafl.v1`, for reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/tafl_descriptor.bin"));
+}
+
+/// The full name health reports the service under.
+pub const SERVICE_NAME: &str = "tafl.v1.TaflService";
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why not.
+        source: std::io::Error,
+    },
+    /// The reflection service could not be built from the descriptors.
+    #[error("reflection: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+    /// The transport failed.
+    #[error("transport: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    /// The serving task panicked or was cancelled.
+    #[error("server task: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+/// `tafl.v1.TaflService` with the request size limit from `config`, ready
+/// to add to a tonic router.
+pub fn service(state: Arc<State>) -> pb::tafl_service_server::TaflServiceServer<TaflApi> {
+    let max_message_bytes = state.config.max_message_bytes;
+    pb::tafl_service_server::TaflServiceServer::new(TaflApi::new(state))
+        .max_decoding_message_size(max_message_bytes)
+}
+
+/// A running server: its address, and the means to stop it gracefully.
+#[derive(Debug)]
+pub struct Server {
+    local_addr: SocketAddr,
+    config: Config,
+    health: HealthReporter,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), tonic::transport::Error>>,
+}
+
+impl Server {
+    /// Binds `config.listen` (port 0 picks a free port) and serves in the
+    /// background: the tafl service, health and reflection v1 and v1alpha.
+    ///
+    /// # Errors
+    /// The address cannot be bound, or the reflection descriptors are broken.
+    pub async fn start(config: Config) -> Result<Server, ServeError> {
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| ServeError::Bind {
+                    addr: config.listen,
+                    source,
+                })?;
+        let local_addr = listener.local_addr().map_err(|source| ServeError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+
+        let (health, health_service) = tonic_health::server::health_reporter();
+        health.set_service_status("", ServingStatus::Serving).await;
+        health
+            .set_service_status(SERVICE_NAME, ServingStatus::Serving)
+            .await;
+
+        let reflection_v1 = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1()?;
+        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1alpha()?;
+
+        let state = Arc::new(State::new(config.clone()));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        let router = tonic::transport::Server::builder()
+            .add_service(health_service)
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha)
+            .add_service(service(state));
+        let task = tokio::spawn(router.serve_with_incoming_shutdown(incoming, async {
+            // A dropped sender stops the server too.
+            let _ = stopped.await;
+        }));
+        tracing::info!(%local_addr, "serving tafl.v1.TaflService, health and reflection");
+        Ok(Server {
+            local_addr,
+            config,
+            health,
+            stop,
+            task,
+        })
+    }
+
+    /// The address the server listens on (the real port when asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
+    ///
+    /// # Errors
+    /// The transport failed.
+    pub async fn run_until_signal(self) -> Result<(), ServeError> {
+        shutdown::signal().await;
+        self.shutdown().await
+    }
+
+    /// Stops gracefully: health turns NOT_SERVING (for the drain delay while
+    /// calls are still taken), then no new calls, and in-flight calls get the
+    /// grace period to finish; past it the server stops anyway.
+    ///
+    /// # Errors
+    /// The transport failed.
+    pub async fn shutdown(self) -> Result<(), ServeError> {
+        tracing::info!("shutting down: health NOT_SERVING");
+        self.health
+            .set_service_status("", ServingStatus::NotServing)
+            .await;
+        self.health
+            .set_service_status(SERVICE_NAME, ServingStatus::NotServing)
+            .await;
+        tokio::time::sleep(self.config.drain_delay()).await;
+        let _ = self.stop.send(());
+        let mut task = self.task;
+        match tokio::time::timeout(self.config.shutdown_grace(), &mut task).await {
+            Ok(result) => {
+                result??;
+                tracing::info!("all calls finished; stopped");
+            }
+            Err(_) => {
+                tracing::warn!(
+                    grace_ms = self.config.shutdown_grace_ms,
+                    "calls still running after the grace period; stopping anyway"
+                );
+                task.abort();
+            }
+        }
+        Ok(())
+    }
+}
