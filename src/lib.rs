@@ -1,14 +1,30 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! tafl: the rules arbiter and AI of an online tafl (Viking chess) site,
+//! served over gRPC.
+//!
+//! [`rules`] judges moves exactly as RULES.md states them, for Copenhagen
+//! Hnefatafl, Fetlar Hnefatafl and Standard Tablut on 9×9, 11×11 and 13×13
+//! boards:
+//!
+//! ```
+//! use tafl::rules::{EndReason, Game, PositionText, Position, Rules, Side, Status, Variant};
+//!
+//! // A game from the standard Copenhagen start, move by move.
+//! let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+//! for text in ["d1-d3", "e5-e2", "g1-g3", "f4-c4"] {
+//!     game.play(text)?;
+//! }
+//! let played = game.play("g3-e3xe2")?; // a capture list is checked when given
+//! assert_eq!(played.to_string(), "g3-e3xe2");
+//!
+//! // A custom start: the king one step from the corner.
+//! let text: PositionText = "/11/11/11/11/11/11/11/11/11/1K9/11/ d".parse()?;
+//! let mut game = Game::from_position(Position::from_setup(&text, Variant::standard(Rules::Copenhagen))?);
+//! let played = game.play("b2-b1")?;
+//! assert_eq!(played.status, Status::Ongoing);
+//! let played = game.play("b1-a1").unwrap_err();
+//! assert_eq!(played.to_string(), "ply 2: b1-a1: the piece on b1 is not one of the attackers, who are to move");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub mod rules;
+pub mod search;

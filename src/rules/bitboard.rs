@@ -1,0 +1,234 @@
+//! Sets of squares as 256-bit masks: one 16-bit lane per rank.
+
+use std::fmt;
+use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
+
+use super::square::{MAX_BOARD_SIZE, Square};
+
+/// A set of squares of a board up to 13×13.
+///
+/// Bit `rank × 16 + file` stands for a square, so each rank is one 16-bit
+/// lane: a whole rank reads in one shift, and files 13 to 15 are padding that
+/// stays empty. That padding is what lets east and west shifts run without
+/// masks between ranks.
+///
+/// ```
+/// use tafl::rules::{Bitboard, Square};
+/// let e5: Square = "e5".parse()?;
+/// let set = Bitboard::EMPTY.with(e5).with("e10".parse()?).with("a1".parse()?);
+/// assert!(set.contains(e5));
+/// let names: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+/// assert_eq!(names, ["a1", "e5", "e10"]);
+/// # Ok::<(), tafl::rules::ParseSquareError>(())
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Bitboard([u64; 4]);
+
+impl Bitboard {
+    /// No squares.
+    pub const EMPTY: Bitboard = Bitboard([0; 4]);
+
+    /// The set holding `square` alone.
+    #[must_use]
+    pub const fn from_square(square: Square) -> Bitboard {
+        Bitboard::EMPTY.with(square)
+    }
+
+    /// This set with `square` added.
+    #[must_use]
+    pub const fn with(self, square: Square) -> Bitboard {
+        let mut words = self.0;
+        let index = square.index();
+        words[(index >> 6) as usize] |= 1 << (index & 63);
+        Bitboard(words)
+    }
+
+    /// This set with `square` taken out.
+    #[must_use]
+    pub const fn without(self, square: Square) -> Bitboard {
+        let mut words = self.0;
+        let index = square.index();
+        words[(index >> 6) as usize] &= !(1 << (index & 63));
+        Bitboard(words)
+    }
+
+    /// Whether `square` is in the set.
+    #[must_use]
+    pub const fn contains(self, square: Square) -> bool {
+        let index = square.index();
+        self.0[(index >> 6) as usize] >> (index & 63) & 1 != 0
+    }
+
+    /// How many squares the set holds.
+    #[must_use]
+    pub const fn len(self) -> u32 {
+        self.0[0].count_ones() + self.0[1].count_ones() + self.0[2].count_ones() + self.0[3].count_ones()
+    }
+
+    /// Whether the set is empty.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.0[0] | self.0[1] | self.0[2] | self.0[3] == 0
+    }
+
+    /// Whether the two sets share a square.
+    #[must_use]
+    pub fn intersects(self, other: Bitboard) -> bool {
+        !(self & other).is_empty()
+    }
+
+    /// The squares in the service's order: by file, then rank.
+    pub fn iter(self) -> impl Iterator<Item = Square> {
+        (0..MAX_BOARD_SIZE)
+            .flat_map(|file| (0..MAX_BOARD_SIZE).filter_map(move |rank| Square::new(file, rank)))
+            .filter(move |&square| self.contains(square))
+    }
+
+    /// The squares in bit order (by rank, then file): the fast way round.
+    pub(crate) fn squares(self) -> Squares {
+        Squares { words: self.0, word: 0 }
+    }
+
+    /// The first square in bit order, if any.
+    pub(crate) fn first(self) -> Option<Square> {
+        self.squares().next()
+    }
+
+    /// The squares of one rank as bits by file.
+    #[inline]
+    pub(crate) const fn rank_bits(self, rank: u8) -> u32 {
+        (self.0[(rank >> 2) as usize] >> ((rank & 3) * 16)) as u32 & 0xffff
+    }
+
+    /// Flips one square (adds it if absent, removes it if present).
+    #[inline]
+    pub(crate) fn toggle(&mut self, square: Square) {
+        let index = square.index();
+        self.0[(index >> 6) as usize] ^= 1 << (index & 63);
+    }
+
+    /// Every square moved one rank up; the top rank falls off.
+    #[inline]
+    pub(crate) const fn north(self) -> Bitboard {
+        let [a, b, c, d] = self.0;
+        Bitboard([a << 16, b << 16 | a >> 48, c << 16 | b >> 48, d << 16 | c >> 48])
+    }
+
+    /// Every square moved one rank down; rank 1 falls off.
+    #[inline]
+    pub(crate) const fn south(self) -> Bitboard {
+        let [a, b, c, d] = self.0;
+        Bitboard([a >> 16 | b << 48, b >> 16 | c << 48, c >> 16 | d << 48, d >> 16])
+    }
+
+    /// Every square moved one file right, into the padding past the board's
+    /// edge: mask with the board before use.
+    #[inline]
+    pub(crate) const fn east(self) -> Bitboard {
+        let [a, b, c, d] = self.0;
+        Bitboard([a << 1, b << 1, c << 1, d << 1])
+    }
+
+    /// Every square moved one file left, into the padding of the rank
+    /// below: mask with the board before use.
+    #[inline]
+    pub(crate) const fn west(self) -> Bitboard {
+        let [a, b, c, d] = self.0;
+        Bitboard([a >> 1, b >> 1, c >> 1, d >> 1])
+    }
+
+    /// The set with its orthogonal neighbours added (unmasked).
+    #[inline]
+    pub(crate) const fn grow(self) -> Bitboard {
+        self.or(self.north()).or(self.south()).or(self.east()).or(self.west())
+    }
+
+    /// The orthogonal neighbours of the set's squares (unmasked, may include the set).
+    #[inline]
+    pub(crate) const fn neighbours(self) -> Bitboard {
+        self.north().or(self.south()).or(self.east()).or(self.west())
+    }
+
+    pub(crate) const fn or(self, other: Bitboard) -> Bitboard {
+        let (x, y) = (self.0, other.0);
+        Bitboard([x[0] | y[0], x[1] | y[1], x[2] | y[2], x[3] | y[3]])
+    }
+
+    /// The squares of this set not in `other`.
+    #[must_use]
+    pub const fn minus(self, other: Bitboard) -> Bitboard {
+        let (x, y) = (self.0, other.0);
+        Bitboard([x[0] & !y[0], x[1] & !y[1], x[2] & !y[2], x[3] & !y[3]])
+    }
+}
+
+/// The squares of a [`Bitboard`] in bit order.
+pub(crate) struct Squares {
+    words: [u64; 4],
+    word: usize,
+}
+
+impl Iterator for Squares {
+    type Item = Square;
+
+    #[inline]
+    fn next(&mut self) -> Option<Square> {
+        while self.word < 4 {
+            let bits = self.words[self.word];
+            if bits != 0 {
+                self.words[self.word] = bits & (bits - 1);
+                return Some(Square::from_index(self.word as u32 * 64 + bits.trailing_zeros()));
+            }
+            self.word += 1;
+        }
+        None
+    }
+}
+
+macro_rules! set_operator {
+    ($trait:ident, $method:ident, $assign_trait:ident, $assign_method:ident, $op:tt) => {
+        impl $trait for Bitboard {
+            type Output = Bitboard;
+            #[inline]
+            fn $method(self, other: Bitboard) -> Bitboard {
+                let (x, y) = (self.0, other.0);
+                Bitboard([x[0] $op y[0], x[1] $op y[1], x[2] $op y[2], x[3] $op y[3]])
+            }
+        }
+        impl $assign_trait for Bitboard {
+            #[inline]
+            fn $assign_method(&mut self, other: Bitboard) {
+                *self = *self $op other;
+            }
+        }
+    };
+}
+
+set_operator!(BitAnd, bitand, BitAndAssign, bitand_assign, &);
+set_operator!(BitOr, bitor, BitOrAssign, bitor_assign, |);
+set_operator!(BitXor, bitxor, BitXorAssign, bitxor_assign, ^);
+
+impl FromIterator<Square> for Bitboard {
+    fn from_iter<I: IntoIterator<Item = Square>>(squares: I) -> Bitboard {
+        squares.into_iter().fold(Bitboard::EMPTY, Bitboard::with)
+    }
+}
+
+impl fmt::Debug for Bitboard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter().map(|s| s.to_string())).finish()
+    }
+}
+
+/// Lists the squares as the capture list of a move does: `e5/f5`.
+impl fmt::Display for Bitboard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, square) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            write!(f, "{square}")?;
+        }
+        Ok(())
+    }
+}

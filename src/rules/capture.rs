@@ -1,0 +1,105 @@
+//! Captures: custodial (RULES.md rules 2–3) and the shieldwall (rule 4).
+
+use super::bitboard::Bitboard;
+use super::position::Position;
+use super::side::Side;
+use super::square::Square;
+use super::variant::Rules;
+
+/// The four directions along ranks and files, as (file, rank) steps.
+const DIRECTIONS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+
+impl Position {
+    /// Square at (`file`, `rank`) if it is on this board.
+    #[inline]
+    fn square_at(&self, file: i8, rank: i8) -> Option<Square> {
+        let size = self.geometry().size as i8;
+        if (0..size).contains(&file) && (0..size).contains(&rank) {
+            Square::new(file as u8, rank as u8)
+        } else {
+            None
+        }
+    }
+
+    /// The squares hostile to the pieces of the side not to move (rule 2):
+    /// the mover's pieces (the king too), the corners and the throne when
+    /// empty — or always, in Tablut.
+    #[inline]
+    fn hostile_to_victims(&self) -> Bitboard {
+        let geometry = self.geometry();
+        let throne = Bitboard::from_square(geometry.throne);
+        let hostile_throne = if self.variant.rules == Rules::Tablut {
+            throne
+        } else {
+            throne.minus(self.occupied())
+        };
+        self.pieces(self.side_to_move) | geometry.corners | hostile_throne
+    }
+
+    /// What the piece that just arrived on `to` captures, all found on the
+    /// board as it stands after the move and before any piece is removed.
+    /// The side to move is still the mover's.
+    #[inline]
+    pub(crate) fn captures_after(&self, to: Square) -> Bitboard {
+        let victims = match self.side_to_move {
+            Side::Attackers => self.defenders,
+            Side::Defenders => self.attackers,
+        };
+        let hostile = self.hostile_to_victims();
+        let (file, rank) = (to.file() as i8, to.rank() as i8);
+        let mut captures = Bitboard::EMPTY;
+        for (step_file, step_rank) in DIRECTIONS {
+            let Some(beyond) = self.square_at(file + 2 * step_file, rank + 2 * step_rank) else {
+                continue;
+            };
+            let neighbour = Square::new((file + step_file) as u8, (rank + step_rank) as u8).expect("between two squares");
+            if victims.contains(neighbour) && hostile.contains(beyond) {
+                captures = captures.with(neighbour);
+            }
+        }
+        let geometry = self.geometry();
+        if self.variant.rules == Rules::Copenhagen && geometry.edge.minus(geometry.corners).contains(to) {
+            captures |= self.shieldwall_captures(to);
+        }
+        captures
+    }
+
+    /// The pieces taken by a shieldwall the move onto the edge square `to`
+    /// closes, looking along the edge both ways (rule 4).
+    fn shieldwall_captures(&self, to: Square) -> Bitboard {
+        let geometry = self.geometry();
+        let last = geometry.size as i8 - 1;
+        let friends = self.pieces(self.side_to_move);
+        let enemies = self.pieces(self.side_to_move.opponent());
+        let (file, rank) = (to.file() as i8, to.rank() as i8);
+        let (along, inward) = match (file, rank) {
+            (_, 0) => ((1, 0), (0, 1)),
+            (_, r) if r == last => ((1, 0), (0, -1)),
+            (0, _) => ((0, 1), (1, 0)),
+            _ => ((0, 1), (-1, 0)),
+        };
+        let mut captures = Bitboard::EMPTY;
+        for sign in [1, -1] {
+            let mut run = Bitboard::EMPTY;
+            let mut distance = 1;
+            while let Some(square) = self.square_at(file + distance * sign * along.0, rank + distance * sign * along.1) {
+                if !enemies.contains(square) {
+                    let closed = friends.contains(square) || geometry.corners.contains(square);
+                    if closed && run.len() >= 2 {
+                        captures |= run.minus(self.king);
+                    }
+                    break;
+                }
+                let inner = self
+                    .square_at(square.file() as i8 + inward.0, square.rank() as i8 + inward.1)
+                    .expect("the edge's inner row is on the board");
+                if !friends.contains(inner) {
+                    break;
+                }
+                run = run.with(square);
+                distance += 1;
+            }
+        }
+        captures
+    }
+}

@@ -1,0 +1,32 @@
+//! The arbiter: the rules of Copenhagen Hnefatafl, Fetlar Hnefatafl and
+//! Standard Tablut on 9×9, 11×11 and 13×13 boards, exactly as RULES.md
+//! states them. Knows nothing of gRPC or search.
+//!
+//! Three layers of trust: text ([`MoveText`], [`PositionText`]) is checked
+//! for syntax alone; a setup becomes a [`Position`] once the rules accept it;
+//! a [`Move`] is played once the position accepts it. A [`Game`] adds the
+//! history that repetition needs.
+
+mod bitboard;
+mod capture;
+mod game;
+mod movegen;
+mod notation;
+mod outcome;
+mod perft;
+mod position;
+mod side;
+mod square;
+mod variant;
+mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use game::{Game, GameError, GameErrorKind, PlayedMove};
+pub use movegen::{MAX_MOVES, Move, MoveList};
+pub use notation::{MoveText, ParseMoveError, ParsePositionError, PositionText};
+pub use outcome::{EndReason, Status};
+pub use perft::{divide, perft};
+pub use position::{MoveOutcome, PlayError, Position, PositionError};
+pub use side::Side;
+pub use square::{MAX_BOARD_SIZE, ParseSquareError, Square};
+pub use variant::{BoardSize, ParseRulesError, Rules, Variant};

@@ -1,0 +1,164 @@
+//! Moves and their generation: every piece slides like a rook.
+
+use std::fmt;
+
+use arrayvec::ArrayVec;
+
+use super::bitboard::Bitboard;
+use super::position::Position;
+use super::side::Side;
+use super::variant::Rules;
+use super::square::Square;
+
+/// A move: a piece from one square to another along a rank or file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move {
+    /// Where the piece starts.
+    pub from: Square,
+    /// Where it stops.
+    pub to: Square,
+}
+
+impl Move {
+    /// The squares the piece crosses, in order, ending with `to`.
+    pub(crate) fn path(self) -> impl Iterator<Item = Square> {
+        let (file, rank) = (i32::from(self.from.file()), i32::from(self.from.rank()));
+        let step_file = (i32::from(self.to.file()) - file).signum();
+        let step_rank = (i32::from(self.to.rank()) - rank).signum();
+        let steps = (i32::from(self.to.file()) - file).abs().max((i32::from(self.to.rank()) - rank).abs());
+        (1..=steps).filter_map(move |k| {
+            Square::new((file + k * step_file) as u8, (rank + k * step_rank) as u8)
+        })
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.from, self.to)
+    }
+}
+
+/// Enough room for every move of any position: an empty square can be
+/// reached from at most four pieces.
+pub const MAX_MOVES: usize = 4 * 13 * 13;
+
+/// The legal moves of a position, on the stack.
+pub type MoveList = ArrayVec<Move, MAX_MOVES>;
+
+/// The squares a rook at `at` reaches along a line whose pieces are the bits
+/// of `occupied`, on a board `width` squares wide.
+#[inline]
+fn line_reach(occupied: u32, at: u32, width: u32) -> u32 {
+    // Upwards: everything between `at` and the first blocker (or the edge).
+    let above = (occupied | 1 << width) & !((2 << at) - 1);
+    let up = (above & above.wrapping_neg()) - (2 << at);
+    // Downwards: a sentinel below square 0 stands in for the edge.
+    let below = ((occupied << 1) | 1) & ((2 << at) - 1);
+    let blocker = 31 - below.leading_zeros();
+    let down = (1 << at) - (1 << blocker);
+    up | down
+}
+
+impl Position {
+    /// The squares a piece on `square` may move to, as bits of its rank (by
+    /// file) and of its file (by rank).
+    #[inline]
+    fn reach(&self, square: Square, occupied: Bitboard, is_king: bool) -> (u32, u32) {
+        let geometry = self.geometry();
+        let width = u32::from(geometry.size);
+        let (file, rank) = (square.file(), square.rank());
+        let mut along_rank = occupied.rank_bits(rank);
+        let mut along_file = self.occupied_by_file.rank_bits(file);
+        if is_king {
+            return (
+                line_reach(along_rank, u32::from(file), width),
+                line_reach(along_file, u32::from(rank), width),
+            );
+        }
+        if self.variant.rules == Rules::Tablut {
+            along_rank |= geometry.throne_in_line[rank as usize];
+            along_file |= geometry.throne_in_line[file as usize];
+        }
+        (
+            line_reach(along_rank, u32::from(file), width) & !geometry.restricted_in_line[rank as usize],
+            line_reach(along_file, u32::from(rank), width) & !geometry.restricted_in_line[file as usize],
+        )
+    }
+
+    /// Every legal move of the side to move; none once the game is over.
+    #[must_use]
+    pub fn legal_moves(&self) -> MoveList {
+        let mut moves = MoveList::new();
+        if self.status.is_over() {
+            return moves;
+        }
+        let occupied = self.occupied();
+        for from in self.pieces(self.side_to_move).squares() {
+            self.push_moves_from(from, occupied, &mut moves);
+        }
+        moves
+    }
+
+    /// The legal moves of the piece on `from`, if it belongs to the side to
+    /// move and the game goes on.
+    #[must_use]
+    pub fn legal_moves_from(&self, from: Square) -> MoveList {
+        let mut moves = MoveList::new();
+        if !self.status.is_over() && self.pieces(self.side_to_move).contains(from) {
+            self.push_moves_from(from, self.occupied(), &mut moves);
+        }
+        moves
+    }
+
+    fn push_moves_from(&self, from: Square, occupied: Bitboard, moves: &mut MoveList) {
+        let (along_rank, along_file) = self.reach(from, occupied, self.king.contains(from));
+        for_each_bit(along_rank, |file| {
+            moves.push(Move { from, to: Square::new(file, from.rank()).expect("on the board") });
+        });
+        for_each_bit(along_file, |rank| {
+            moves.push(Move { from, to: Square::new(from.file(), rank).expect("on the board") });
+        });
+    }
+
+    /// How many legal moves the side to move has (0 once the game is over).
+    #[must_use]
+    pub fn count_legal_moves(&self) -> u64 {
+        if self.status.is_over() {
+            return 0;
+        }
+        let occupied = self.occupied();
+        let soldiers = match self.side_to_move {
+            Side::Attackers => self.attackers,
+            Side::Defenders => self.defenders,
+        };
+        let mut count = 0;
+        for square in soldiers.squares() {
+            let (along_rank, along_file) = self.reach(square, occupied, false);
+            count += u64::from(along_rank.count_ones() + along_file.count_ones());
+        }
+        if self.side_to_move == Side::Defenders {
+            for square in self.king.squares() {
+                let (along_rank, along_file) = self.reach(square, occupied, true);
+                count += u64::from(along_rank.count_ones() + along_file.count_ones());
+            }
+        }
+        count
+    }
+
+    /// Whether the side to move has a legal move, whatever the status says.
+    pub(crate) fn has_legal_move(&self) -> bool {
+        let occupied = self.occupied();
+        self.pieces(self.side_to_move).squares().any(|square| {
+            let (along_rank, along_file) = self.reach(square, occupied, self.king.contains(square));
+            along_rank | along_file != 0
+        })
+    }
+}
+
+#[inline]
+fn for_each_bit(mut bits: u32, mut f: impl FnMut(u8)) {
+    while bits != 0 {
+        f(bits.trailing_zeros() as u8);
+        bits &= bits - 1;
+    }
+}

@@ -1,0 +1,428 @@
+//! A position: the board, the side to move, and what the rules say of it.
+
+use std::fmt;
+
+use super::bitboard::Bitboard;
+use super::movegen::Move;
+use super::notation::{MoveText, PositionText};
+use super::outcome::Status;
+use super::side::Side;
+use super::square::Square;
+use super::variant::{BoardSize, Geometry, Rules, Variant};
+use super::zobrist::{Piece, piece_key, side_key};
+
+/// A position of a game: the pieces, the side to move and whether the game
+/// has ended here.
+///
+/// A position has no history, so it knows nothing of repetition: that is
+/// [`Game`](super::Game)'s part. It is `Copy` and holds no heap memory, so a
+/// search copies it to make a move.
+///
+/// ```
+/// use tafl::rules::{Position, Rules, Variant};
+/// let mut position = Position::start(Variant::standard(Rules::Copenhagen));
+/// assert_eq!(position.legal_moves().len(), 116);
+/// let mv = "f2-f3".parse::<tafl::rules::MoveText>()?.to_move(&position)?;
+/// let outcome = position.play(mv)?;
+/// assert!(outcome.captures.is_empty());
+/// assert_eq!(position.to_string(),
+///     "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/5t5/11/3ttttt3/ d");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Position {
+    pub(crate) attackers: Bitboard,
+    /// The defenders, without the king.
+    pub(crate) defenders: Bitboard,
+    /// The king's square, or empty once he is captured.
+    pub(crate) king: Bitboard,
+    /// Every piece, by file then rank (transposed), to read a file as one lane.
+    pub(crate) occupied_by_file: Bitboard,
+    pub(crate) side_to_move: Side,
+    pub(crate) status: Status,
+    pub(crate) variant: Variant,
+    pub(crate) hash: u64,
+}
+
+/// Why a setup is not a position the rules can start from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionError {
+    /// The text's board is not the variant's.
+    Size { text: BoardSize, variant: BoardSize },
+    /// No king, or more than one.
+    KingCount(u32),
+    /// The king stands on a corner: the game would be over before it began.
+    KingOnCorner(Square),
+    /// A soldier stands on the throne, where only the king may.
+    SoldierOnThrone(Square),
+    /// A soldier stands on a corner, where only the king may.
+    SoldierOnCorner(Square),
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::Size { text, variant } => {
+                write!(f, "the position is {text} but the game is played on {variant}")
+            }
+            PositionError::KingCount(0) => f.write_str("there is no king: there must be exactly one"),
+            PositionError::KingCount(n) => write!(f, "there are {n} kings: there must be exactly one"),
+            PositionError::KingOnCorner(square) => {
+                write!(f, "the king stands on the corner {square}: the game would already be over")
+            }
+            PositionError::SoldierOnThrone(square) => {
+                write!(f, "a soldier stands on the throne {square}, where only the king may stand")
+            }
+            PositionError::SoldierOnCorner(square) => {
+                write!(f, "a soldier stands on the corner {square}, where only the king may stand")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// Why a move cannot be played in a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayError {
+    /// The game has already ended.
+    GameOver,
+    /// A square is not on this board.
+    OffBoard { mv: Move, square: Square, size: BoardSize },
+    /// No piece stands on the move's first square.
+    NoPiece(Move),
+    /// The piece there belongs to the side not to move.
+    NotYourPiece { mv: Move, side_to_move: Side },
+    /// The squares share neither rank nor file, or are the same.
+    NotStraight(Move),
+    /// A piece stands in the way.
+    Blocked { mv: Move, at: Square },
+    /// A soldier would cross the throne where the rules forbid it (Tablut).
+    ThroneInTheWay(Move),
+    /// A soldier would stop on the throne or a corner.
+    KingOnly { mv: Move, square: Square },
+    /// The capture list given does not name exactly what the move captures.
+    CaptureMismatch { mv: Move, given: Bitboard, actual: Bitboard },
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayError::GameOver => f.write_str("the game is over: no move may follow"),
+            PlayError::OffBoard { mv, square, size } => {
+                write!(f, "{mv}: {square} is not on the {size} board")
+            }
+            PlayError::NoPiece(mv) => write!(f, "{mv}: there is no piece on {}", mv.from),
+            PlayError::NotYourPiece { mv, side_to_move } => {
+                write!(f, "{mv}: the piece on {} is not one of the {side_to_move}, who are to move", mv.from)
+            }
+            PlayError::NotStraight(mv) => write!(f, "{mv} is not a move along a rank or a file"),
+            PlayError::Blocked { mv, at } => write!(f, "{mv} is blocked at {at}"),
+            PlayError::ThroneInTheWay(mv) => {
+                write!(f, "{mv} crosses the throne: only the king may pass through it")
+            }
+            PlayError::KingOnly { mv, square } => {
+                write!(f, "{mv} ends on {square}: only the king may stop on the throne or a corner")
+            }
+            PlayError::CaptureMismatch { mv, given, actual } => {
+                let given = if given.is_empty() { "nothing".to_owned() } else { given.to_string() };
+                if actual.is_empty() {
+                    write!(f, "{mv} captures nothing, but the move says it captures {given}")
+                } else {
+                    write!(f, "{mv} captures {actual}, but the move says it captures {given}")
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// What one move did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveOutcome {
+    /// The pieces the move took (never the king).
+    pub captures: Bitboard,
+    /// How the game stands after the move (without repetition, which only a
+    /// [`Game`](super::Game) sees).
+    pub status: Status,
+}
+
+impl Position {
+    /// The standard start of `variant`: its board's layout, attackers to move.
+    #[must_use]
+    pub fn start(variant: Variant) -> Position {
+        let text: PositionText = variant.size.geometry().start_text.parse().expect("the standard layouts parse");
+        Position::from_setup(&text, variant).expect("the standard layouts are valid")
+    }
+
+    /// The position `setup` describes, to be played by `variant`'s rules.
+    ///
+    /// The setup is taken as it stands, with one exception: if the side to
+    /// move has no legal move, the game ends at once (RULES.md, "Boards").
+    ///
+    /// # Errors
+    /// [`PositionError`] when the board is not the variant's size, there is
+    /// not exactly one king, the king stands on a corner, or a soldier on the
+    /// throne or a corner.
+    pub fn from_setup(setup: &PositionText, variant: Variant) -> Result<Position, PositionError> {
+        if setup.size != variant.size {
+            return Err(PositionError::Size { text: setup.size, variant: variant.size });
+        }
+        let geometry = variant.size.geometry();
+        if setup.kings.len() != 1 {
+            return Err(PositionError::KingCount(setup.kings.len()));
+        }
+        if let Some(square) = (setup.kings & geometry.corners).first() {
+            return Err(PositionError::KingOnCorner(square));
+        }
+        let soldiers = setup.attackers | setup.defenders;
+        if soldiers.contains(geometry.throne) {
+            return Err(PositionError::SoldierOnThrone(geometry.throne));
+        }
+        if let Some(square) = (soldiers & geometry.corners).first() {
+            return Err(PositionError::SoldierOnCorner(square));
+        }
+        let mut position = Position {
+            attackers: Bitboard::EMPTY,
+            defenders: Bitboard::EMPTY,
+            king: Bitboard::EMPTY,
+            occupied_by_file: Bitboard::EMPTY,
+            side_to_move: setup.side_to_move,
+            status: Status::Ongoing,
+            variant,
+            hash: side_key(setup.side_to_move),
+        };
+        for (set, piece) in [
+            (setup.attackers, Piece::Attacker),
+            (setup.defenders, Piece::Defender),
+            (setup.kings, Piece::King),
+        ] {
+            for square in set.squares() {
+                position.toggle_piece(piece, square);
+            }
+        }
+        position.status = position.no_move_status();
+        Ok(position)
+    }
+
+    /// The ruleset and board.
+    #[must_use]
+    pub const fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The side whose turn it is (after a game-ending move: the side that
+    /// would have moved next).
+    #[must_use]
+    pub const fn side_to_move(&self) -> Side {
+        self.side_to_move
+    }
+
+    /// Whether the rules ended the game here (repetition aside).
+    #[must_use]
+    pub const fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The attackers' squares.
+    #[must_use]
+    pub const fn attackers(&self) -> Bitboard {
+        self.attackers
+    }
+
+    /// The defenders' squares, not counting the king.
+    #[must_use]
+    pub const fn defenders(&self) -> Bitboard {
+        self.defenders
+    }
+
+    /// The king's square; `None` once he has been captured.
+    #[must_use]
+    pub fn king(&self) -> Option<Square> {
+        self.king.first()
+    }
+
+    /// The Zobrist hash of the board and the side to move.
+    #[must_use]
+    pub const fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Whether the two positions have the same pieces on the same squares
+    /// and the same side to move: the sameness that repetition counts.
+    #[must_use]
+    pub fn same_placement(&self, other: &Position) -> bool {
+        self.hash == other.hash
+            && self.side_to_move == other.side_to_move
+            && self.attackers == other.attackers
+            && self.defenders == other.defenders
+            && self.king == other.king
+    }
+
+    pub(crate) fn geometry(&self) -> &'static Geometry {
+        self.variant.size.geometry()
+    }
+
+    /// Every piece on the board.
+    #[inline]
+    pub(crate) fn occupied(&self) -> Bitboard {
+        self.attackers | self.defenders | self.king
+    }
+
+    /// The pieces of `side`, the king among the defenders.
+    #[inline]
+    pub(crate) fn pieces(&self, side: Side) -> Bitboard {
+        match side {
+            Side::Attackers => self.attackers,
+            Side::Defenders => self.defenders | self.king,
+        }
+    }
+
+    /// Adds or removes one piece, keeping the hash and the transposed board.
+    #[inline]
+    pub(crate) fn toggle_piece(&mut self, piece: Piece, square: Square) {
+        match piece {
+            Piece::Attacker => self.attackers.toggle(square),
+            Piece::Defender => self.defenders.toggle(square),
+            Piece::King => self.king.toggle(square),
+        }
+        self.occupied_by_file.toggle(transpose(square));
+        self.hash ^= piece_key(piece, square);
+    }
+
+    /// The kind of piece on `square`, if any.
+    #[inline]
+    pub(crate) fn piece_at(&self, square: Square) -> Option<Piece> {
+        if self.attackers.contains(square) {
+            Some(Piece::Attacker)
+        } else if self.defenders.contains(square) {
+            Some(Piece::Defender)
+        } else if self.king.contains(square) {
+            Some(Piece::King)
+        } else {
+            None
+        }
+    }
+
+    /// Checks that `mv` is legal here.
+    ///
+    /// # Errors
+    /// [`PlayError`] saying why not: the game is over, a square is off the
+    /// board, no piece of the side to move stands on the first square, the
+    /// path is blocked, or a soldier would stop on (or, in Tablut, cross) the
+    /// throne or stop on a corner.
+    pub fn check(&self, mv: Move) -> Result<(), PlayError> {
+        if self.status.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        let size = self.variant.size;
+        for square in [mv.from, mv.to] {
+            if !size.contains(square) {
+                return Err(PlayError::OffBoard { mv, square, size });
+            }
+        }
+        if mv.from == mv.to || (mv.from.file() != mv.to.file() && mv.from.rank() != mv.to.rank()) {
+            return Err(PlayError::NotStraight(mv));
+        }
+        let piece = self.piece_at(mv.from).ok_or(PlayError::NoPiece(mv))?;
+        if !self.pieces(self.side_to_move).contains(mv.from) {
+            return Err(PlayError::NotYourPiece { mv, side_to_move: self.side_to_move });
+        }
+        let occupied = self.occupied();
+        let geometry = self.geometry();
+        for square in mv.path() {
+            if occupied.contains(square) {
+                return Err(PlayError::Blocked { mv, at: square });
+            }
+            if piece != Piece::King
+                && square == geometry.throne
+                && square != mv.to
+                && self.variant.rules == Rules::Tablut
+            {
+                return Err(PlayError::ThroneInTheWay(mv));
+            }
+        }
+        if piece != Piece::King && (geometry.corners.contains(mv.to) || mv.to == geometry.throne) {
+            return Err(PlayError::KingOnly { mv, square: mv.to });
+        }
+        Ok(())
+    }
+
+    /// Plays `mv` after checking it: moves the piece, removes the captures,
+    /// judges the game and passes the turn.
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it; the position is then unchanged.
+    pub fn play(&mut self, mv: Move) -> Result<MoveOutcome, PlayError> {
+        self.check(mv)?;
+        let captures = self.play_unchecked(mv);
+        Ok(MoveOutcome { captures, status: self.status })
+    }
+
+    /// Plays `mv` without checking it, returning the captures. For search
+    /// and perft, whose moves come from [`Position::legal_moves`].
+    ///
+    /// # Panics
+    /// May panic, or leave a position no game can reach, when `mv` is not
+    /// legal here.
+    #[inline]
+    pub fn play_unchecked(&mut self, mv: Move) -> Bitboard {
+        let mover = self.side_to_move;
+        let piece = self.piece_at(mv.from).expect("play_unchecked: no piece on the move's first square");
+        self.toggle_piece(piece, mv.from);
+        self.toggle_piece(piece, mv.to);
+        let captures = self.captures_after(mv.to);
+        let victim = match mover {
+            Side::Attackers => Piece::Defender,
+            Side::Defenders => Piece::Attacker,
+        };
+        for square in captures.squares() {
+            self.toggle_piece(victim, square);
+        }
+        self.side_to_move = mover.opponent();
+        self.hash ^= side_key(Side::Defenders);
+        self.status = self.status_after(mover, piece, mv.to);
+        captures
+    }
+}
+
+/// The square with file and rank swapped, for the transposed board.
+#[inline]
+pub(crate) fn transpose(square: Square) -> Square {
+    Square::new(square.rank(), square.file()).expect("a square transposes onto the board")
+}
+
+impl From<&Position> for PositionText {
+    fn from(position: &Position) -> PositionText {
+        PositionText {
+            size: position.variant.size,
+            attackers: position.attackers,
+            defenders: position.defenders,
+            kings: position.king,
+            side_to_move: position.side_to_move,
+        }
+    }
+}
+
+/// The position text (RULES.md, "Notation").
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        PositionText::from(self).fmt(f)
+    }
+}
+
+impl MoveText {
+    /// The move this text names, if it is legal in `position`.
+    ///
+    /// The capture list is not checked here: only playing the move shows
+    /// what it captures ([`Game::play`](super::Game::play) does both).
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it.
+    pub fn to_move(&self, position: &Position) -> Result<Move, PlayError> {
+        let mv = Move { from: self.from, to: self.to };
+        position.check(mv)?;
+        Ok(mv)
+    }
+}

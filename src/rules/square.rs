@@ -1,0 +1,134 @@
+//! Squares of the board, named `a1` (bottom left) to `m13`.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+/// The widest board tafl plays on; squares of every smaller board fit in it.
+pub const MAX_BOARD_SIZE: u8 = 13;
+
+/// A square of a board up to 13×13, by file (`a` = 0) and rank (`1` = 0).
+///
+/// A square knows nothing of the board it is on: whether `l12` exists is the
+/// variant's question. Squares order by file, then rank (`e5` before `e10`
+/// before `f1`), the order in which the service lists them.
+///
+/// ```
+/// use tafl::rules::Square;
+/// let square: Square = "E10".parse()?;
+/// assert_eq!((square.file(), square.rank()), (4, 9));
+/// assert_eq!(square.to_string(), "e10");
+/// # Ok::<(), tafl::rules::ParseSquareError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Square(u8);
+
+impl Square {
+    /// The square at `file` and `rank` (both from 0), if both are below 13.
+    #[must_use]
+    pub const fn new(file: u8, rank: u8) -> Option<Square> {
+        if file < MAX_BOARD_SIZE && rank < MAX_BOARD_SIZE {
+            Some(Square(rank << 4 | file))
+        } else {
+            None
+        }
+    }
+
+    /// The square with bit `index` in a [`Bitboard`](super::Bitboard): rank × 16 + file.
+    pub(crate) const fn from_index(index: u32) -> Square {
+        Square(index as u8)
+    }
+
+    /// The bit of this square in a [`Bitboard`](super::Bitboard).
+    pub(crate) const fn index(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// The file, from 0 (`a`).
+    #[must_use]
+    pub const fn file(self) -> u8 {
+        self.0 & 15
+    }
+
+    /// The rank, from 0 (rank `1`).
+    #[must_use]
+    pub const fn rank(self) -> u8 {
+        self.0 >> 4
+    }
+}
+
+impl Ord for Square {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.file(), self.rank()).cmp(&(other.file(), other.rank()))
+    }
+}
+
+impl PartialOrd for Square {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Square {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", char::from(b'a' + self.file()), self.rank() + 1)
+    }
+}
+
+/// Why text is not a square.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseSquareError {
+    /// Nothing where a square was expected.
+    Missing,
+    /// The first character is not one of the files `a` to `m`.
+    File(char),
+    /// No rank, or a rank outside 1 to 13.
+    Rank(String),
+}
+
+impl fmt::Display for ParseSquareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseSquareError::Missing => f.write_str("expected a square such as e4"),
+            ParseSquareError::File(c) => write!(f, "{c:?} is not a file: files run from a to m"),
+            ParseSquareError::Rank(r) if r.is_empty() => f.write_str("the square has no rank"),
+            ParseSquareError::Rank(r) => write!(f, "{r:?} is not a rank: ranks run from 1 to 13"),
+        }
+    }
+}
+
+impl std::error::Error for ParseSquareError {}
+
+impl Square {
+    /// Reads a square from the front of `text`, returning it and the rest.
+    pub(crate) fn parse_prefix(text: &str) -> Result<(Square, &str), ParseSquareError> {
+        let mut chars = text.chars();
+        let letter = chars.next().ok_or(ParseSquareError::Missing)?;
+        let file = match letter.to_ascii_lowercase() {
+            c @ 'a'..='m' => c as u8 - b'a',
+            c => return Err(ParseSquareError::File(c)),
+        };
+        let rest = chars.as_str();
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let (number, rest) = rest.split_at(digits);
+        let rank = match number.parse::<u8>() {
+            Ok(n @ 1..=MAX_BOARD_SIZE) if !number.starts_with('0') => n - 1,
+            _ => return Err(ParseSquareError::Rank(number.chars().take(8).collect())),
+        };
+        let square = Square::new(file, rank).expect("file and rank were checked");
+        Ok((square, rest))
+    }
+}
+
+impl FromStr for Square {
+    type Err = ParseSquareError;
+
+    fn from_str(text: &str) -> Result<Square, ParseSquareError> {
+        match Square::parse_prefix(text)? {
+            (square, "") => Ok(square),
+            (_, rest) => Err(ParseSquareError::Rank(
+                text[1..text.len() - rest.len()].chars().chain(rest.chars()).take(8).collect(),
+            )),
+        }
+    }
+}
