@@ -1,0 +1,193 @@
+//! The static evaluation: a tafl position scored from the side to move's view.
+//!
+//! Terms (weights in `params.rs`), all computed for the attackers and negated
+//! for the defenders:
+//! - material, with attackers worth more once few are left;
+//! - the king's routes to corners: open lines now, corners reachable in two
+//!   moves, and squares giving a double threat (two corners open at once);
+//! - king freedom (squares he can slide to) and his distance to a corner;
+//! - king danger: sides held by attackers or hostile squares, where the
+//!   ruleset lets him be captured (Tablut counts the edge, Copenhagen and
+//!   Fetlar never capture an edge king);
+//! - the attackers' cordon: diagonal links, the king or defenders cut off from
+//!   the edge (encirclement pressure), and the size of the king's pocket;
+//! - corner guards (attackers on b3/c2-like squares, none on a2/b1);
+//! - edge forts in Copenhagen: the king on the edge walled by defenders.
+
+use super::board::{ATTACKER, Board, DEFENDER, MAX_CELLS};
+use super::params::*;
+use crate::rules::{Position, Rules, Side};
+
+/// Static evaluation, side to move's view, within +-[`EVAL_LIMIT`].
+pub fn evaluate(position: &Position) -> i32 {
+    evaluate_board(&Board::new(position))
+}
+
+pub(crate) fn evaluate_board(board: &Board) -> i32 {
+    let for_attackers = attackers_view(board);
+    let score = match board.side_to_move {
+        Side::Attackers => for_attackers + TEMPO,
+        Side::Defenders => -for_attackers + TEMPO,
+    };
+    score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+fn attackers_view(board: &Board) -> i32 {
+    let mut score = material(board);
+    score += corner_guards(board);
+    score += diagonal_links(board);
+    if board.king.is_some() {
+        score -= king_routes(board);
+        score += king_danger(board);
+        score += encirclement(board);
+        if board.rules == Rules::Copenhagen {
+            score -= edge_fort(board);
+        }
+    } else {
+        // The king is gone: the game is over; the search scores it. Keep it decisive anyway.
+        score += EVAL_LIMIT / 2;
+    }
+    score
+}
+
+fn material(board: &Board) -> i32 {
+    let mut score = board.attacker_count * ATTACKER_VALUE - board.defender_count * DEFENDER_VALUE;
+    if board.attacker_count < SCARCE_ATTACKER_COUNT {
+        score -= (SCARCE_ATTACKER_COUNT - board.attacker_count) * SCARCE_ATTACKER_BONUS;
+    }
+    score
+}
+
+/// What the king's mobility and routes are worth to the defenders.
+fn king_routes(board: &Board) -> i32 {
+    let king = board.king.expect("checked by the caller");
+    let mut score = 0;
+    let mut reach = 0;
+    let mut corners_in_two = 0u8;
+    let mut double_threats = 0;
+    board.for_each_king_destination(|square| {
+        reach += 1;
+        let lines = board.open_corner_lines(square);
+        corners_in_two |= lines;
+        if lines.count_ones() >= 2 {
+            double_threats += 1;
+        }
+    });
+    score += reach * KING_MOBILITY;
+    score += corners_in_two.count_ones() as i32 * KING_ROUTE_TWO_MOVES;
+    if double_threats > 0 {
+        // With the defenders to move this is a win in two unless the king can be taken; with the
+        // attackers to move they get one move to spoil it.
+        score += match board.side_to_move {
+            Side::Defenders => 3 * KING_DOUBLE_THREAT_SQUARE,
+            Side::Attackers => KING_DOUBLE_THREAT_SQUARE,
+        };
+    }
+    score += board.open_corner_lines(king).count_ones() as i32 * KING_OPEN_ROUTE;
+    let last = board.size - 1;
+    let (file, rank) = (board.file(king), board.rank(king));
+    let to_corner = file.min(last - file) + rank.min(last - rank);
+    score += (board.size - to_corner.min(board.size)) as i32 * KING_CORNER_PROXIMITY;
+    score
+}
+
+/// Attackers' hold on the king where he can be captured.
+fn king_danger(board: &Board) -> i32 {
+    match board.king_pressure() {
+        Some((sides, _)) => KING_PRESSURE[sides.min(4) as usize],
+        None => 0,
+    }
+}
+
+/// The cordon: the king and defenders cut off from the edge.
+fn encirclement(board: &Board) -> i32 {
+    let mut open_to_edge = [false; MAX_CELLS];
+    board.flood_without_attackers(board.edge_squares(), &mut open_to_edge);
+    let mut score = 0;
+    let area = board.size * board.size;
+    for (cell, open) in board.cells[..area].iter().zip(&open_to_edge) {
+        if *cell == DEFENDER && !open {
+            score += DEFENDER_ENCLOSED;
+        }
+    }
+    let king = board.king.expect("checked by the caller");
+    if !open_to_edge[king] {
+        let mut pocket = [false; MAX_CELLS];
+        let pocket_size = board.flood_without_attackers(std::iter::once(king), &mut pocket);
+        score += KING_ENCLOSED + (area - pocket_size.min(area)) as i32 * KING_POCKET_SQUARE;
+    }
+    score
+}
+
+fn diagonal_links(board: &Board) -> i32 {
+    let mut links = 0;
+    let size = board.size;
+    for index in 0..size * size {
+        if board.cells[index] != ATTACKER {
+            continue;
+        }
+        // Count each pair once: look up-left and up-right only.
+        for direction in [(1, 1), (-1, 1)] {
+            if let Some(next) = board.step(index, direction)
+                && board.cells[next] == ATTACKER
+            {
+                links += 1;
+            }
+        }
+    }
+    links * ATTACKER_DIAGONAL_LINK
+}
+
+fn corner_guards(board: &Board) -> i32 {
+    let last = board.size as i32 - 1;
+    let mut score = 0;
+    for (corner_file, corner_rank) in [(0, 0), (last, 0), (0, last), (last, last)] {
+        // Steps pointing from the corner into the board.
+        let toward_file = if corner_file == 0 { 1 } else { -1 };
+        let toward_rank = if corner_rank == 0 { 1 } else { -1 };
+        let at = |dfile: i32, drank: i32| {
+            let file = corner_file + dfile * toward_file;
+            let rank = corner_rank + drank * toward_rank;
+            board.cells[(rank * board.size as i32 + file) as usize]
+        };
+        let guards = [at(1, 2), at(2, 1)];
+        let held = guards.iter().filter(|&&cell| cell == ATTACKER).count() as i32;
+        score += held * CORNER_GUARD;
+        if held == 2 {
+            score += CORNER_SHUT;
+        }
+        for cell in [at(0, 1), at(1, 0)] {
+            if cell == ATTACKER {
+                score += CORNER_NEIGHBOUR;
+            }
+        }
+        if at(1, 1) == ATTACKER {
+            score += CORNER_DIAGONAL;
+        }
+    }
+    score
+}
+
+/// Copenhagen's exit fort: an edge king walled by his defenders.
+fn edge_fort(board: &Board) -> i32 {
+    let king = board.king.expect("checked by the caller");
+    if !board.is_edge(king) {
+        return 0;
+    }
+    let mut score = FORT_KING_ON_EDGE;
+    for dfile in -1..=1 {
+        for drank in -1..=1 {
+            if (dfile, drank) == (0, 0) {
+                continue;
+            }
+            if let Some(next) = board.step(king, (dfile, drank)) {
+                match board.cells[next] {
+                    DEFENDER => score += FORT_WALL_DEFENDER,
+                    ATTACKER => score -= FORT_ATTACKER_NEAR,
+                    _ => {}
+                }
+            }
+        }
+    }
+    score
+}

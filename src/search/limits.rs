@@ -1,0 +1,129 @@
+//! What bounds one search: depth, nodes, soft time, a hard deadline and a stop flag.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::params::{CHECK_EVERY_NODES, MAX_PLY, START_ITERATION_PERMILLE};
+
+/// Every bound given applies; the tightest wins.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Plies.
+    pub max_depth: Option<u32>,
+    pub max_nodes: Option<u64>,
+    /// Soft: no iteration goes on past it, but depth 1 always completes.
+    pub max_time: Option<Duration>,
+    /// Hard: never answer later (the gRPC deadline minus a margin); if depth 1 has not completed by
+    /// then the search returns `None`.
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    /// Nothing but the deadline bounds the search (so the level's own budget applies).
+    pub fn is_unbounded(&self) -> bool {
+        self.max_depth.is_none() && self.max_nodes.is_none() && self.max_time.is_none()
+    }
+
+    /// Both sets of bounds at once.
+    pub fn tightest(&self, other: &Limits) -> Limits {
+        fn min<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        Limits {
+            max_depth: min(self.max_depth, other.max_depth),
+            max_nodes: min(self.max_nodes, other.max_nodes),
+            max_time: min(self.max_time, other.max_time),
+            deadline: min(self.deadline, other.deadline),
+        }
+    }
+}
+
+/// The running search's view of its limits. Checked every [`CHECK_EVERY_NODES`] nodes, so an answer is
+/// never more than a few hundred microseconds past a bound.
+pub(crate) struct Clock<'a> {
+    started: Instant,
+    max_depth: u32,
+    max_nodes: u64,
+    soft_end: Option<Instant>,
+    hard_end: Option<Instant>,
+    stop: &'a AtomicBool,
+    /// Depth 1 completed: from now on the soft end may stop the search.
+    pub may_stop_soft: bool,
+    stopped: bool,
+    next_check: u64,
+}
+
+impl<'a> Clock<'a> {
+    pub fn new(limits: &Limits, stop: &'a AtomicBool) -> Clock<'a> {
+        let started = Instant::now();
+        Clock {
+            started,
+            max_depth: limits
+                .max_depth
+                .unwrap_or(MAX_PLY as u32 / 2)
+                .clamp(1, MAX_PLY as u32 / 2),
+            max_nodes: limits.max_nodes.unwrap_or(u64::MAX).max(1),
+            soft_end: limits.max_time.map(|time| started + time),
+            hard_end: limits.deadline,
+            stop,
+            may_stop_soft: false,
+            stopped: false,
+            next_check: CHECK_EVERY_NODES,
+        }
+    }
+
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Must the search stop now? Cheap: only looks at the clock every few thousand nodes. Once true,
+    /// stays true.
+    #[inline]
+    pub fn should_stop(&mut self, nodes: u64) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.may_stop_soft && nodes >= self.max_nodes {
+            self.stopped = true;
+            return true;
+        }
+        if nodes >= self.next_check {
+            self.next_check = nodes + CHECK_EVERY_NODES;
+            self.stopped = self.past_time();
+        }
+        self.stopped
+    }
+
+    fn past_time(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let now = Instant::now();
+        if self.hard_end.is_some_and(|end| now >= end) {
+            return true;
+        }
+        self.may_stop_soft && self.soft_end.is_some_and(|end| now >= end)
+    }
+
+    /// Is another iteration worth starting after `depth` completed with `nodes` spent?
+    pub fn may_start_iteration(&self, depth: u32, nodes: u64) -> bool {
+        if depth >= self.max_depth || nodes >= self.max_nodes || self.stopped {
+            return false;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if let Some(end) = self.soft_end {
+            let budget = end.saturating_duration_since(self.started);
+            let used = now.saturating_duration_since(self.started);
+            if used * 1000 >= budget * START_ITERATION_PERMILLE {
+                return false;
+            }
+        }
+        self.hard_end.is_none_or(|end| now < end)
+    }
+}

@@ -1,0 +1,243 @@
+//! The AI: iterative-deepening PVS over the rules engine, with a tafl
+//! evaluation, a transposition table, move ordering, limits and strength
+//! levels.
+//!
+//! ```no_run
+//! use tafl::rules::{Game, Rules, Variant};
+//! use tafl::search::{Engine, EngineConfig, Level, Limits};
+//! use std::time::Duration;
+//!
+//! let engine = Engine::new(EngineConfig { hash_mb: 16 });
+//! let game = Game::new(Variant::standard(Rules::Copenhagen));
+//! let limits = Limits { max_time: Some(Duration::from_millis(100)), ..Limits::default() };
+//! let report = engine.search(&game, &limits, Level::STRONGEST, 0).expect("no deadline given");
+//! println!("{} scores {}", report.best_move, report.score.as_i32());
+//! ```
+//!
+//! Files: `eval.rs` (the evaluation), `params.rs` (every tunable number),
+//! `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is shared),
+//! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
+//! (a mailbox copy for the evaluation), `bench.rs` and `selfplay.rs` (the
+//! `tafl bench` and `tafl match` commands).
+
+mod board;
+mod eval;
+mod levels;
+mod limits;
+mod ordering;
+mod params;
+#[allow(clippy::module_inception)]
+mod search;
+mod tt;
+
+pub mod bench;
+pub mod selfplay;
+
+use std::fmt;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+pub use eval::evaluate;
+pub use levels::Level;
+pub use limits::Limits;
+
+use crate::rules::{Game, Move, Position, Status};
+use limits::Clock;
+use params::{WIN, WIN_BOUND};
+use search::{Searcher, Workspace};
+
+/// A search score from the side to move's view: a win `n` plies ahead is
+/// `1_000_000 - n`, a loss `-(1_000_000 - n)`, a draw 0; others stay within
+/// ±900,000.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Score(i32);
+
+impl Score {
+    pub const fn new(score: i32) -> Score {
+        Score(score)
+    }
+
+    pub const fn as_i32(self) -> i32 {
+        self.0
+    }
+
+    /// Plies to a forced win, if one was found.
+    pub fn win_in(self) -> Option<u32> {
+        (self.0 >= WIN_BOUND).then(|| (WIN - self.0) as u32)
+    }
+
+    /// Plies to a forced loss, if one was found.
+    pub fn loss_in(self) -> Option<u32> {
+        (self.0 <= -WIN_BOUND).then(|| (WIN + self.0) as u32)
+    }
+}
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(plies) = self.win_in() {
+            write!(f, "win in {plies}")
+        } else if let Some(plies) = self.loss_in() {
+            write!(f, "loss in {plies}")
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+/// What a search found: the last completed iteration.
+#[derive(Clone, Debug)]
+pub struct SearchReport {
+    pub best_move: Move,
+    /// Side to move's view.
+    pub score: Score,
+    /// `pv[0] == best_move`.
+    pub pv: Vec<Move>,
+    /// The last completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+}
+
+/// Engine configuration.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Size of each search's transposition table, in MiB. A table is used by one search at a time,
+    /// so memory is this times the most searches running at once.
+    pub hash_mb: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> EngineConfig {
+        EngineConfig { hash_mb: 64 }
+    }
+}
+
+/// The AI. `Send + Sync`: one engine serves many threads at once, each search with its own table
+/// taken from a pool (see `tt.rs` for why tables are not shared).
+pub struct Engine {
+    config: EngineConfig,
+    idle: Mutex<Vec<Workspace>>,
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine {
+            config,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Searches the game's current position (the game's history is there for repetition).
+    ///
+    /// `None` only when the deadline came before depth 1 completed, or the game is over (the caller
+    /// must not ask then). Never panics.
+    pub fn search(
+        &self,
+        game: &Game,
+        limits: &Limits,
+        level: Level,
+        seed: u64,
+    ) -> Option<SearchReport> {
+        self.search_with_stop(game, limits, level, seed, &AtomicBool::new(false))
+    }
+
+    /// [`Engine::search`] that also stops, as at a deadline, once `stop` is set (from any thread).
+    pub fn search_with_stop(
+        &self,
+        game: &Game,
+        limits: &Limits,
+        level: Level,
+        seed: u64,
+        stop: &AtomicBool,
+    ) -> Option<SearchReport> {
+        let root = *game.position();
+        if root.status().is_over() || game.status().is_over() {
+            return None;
+        }
+        let limits = level.limits(limits);
+        let settings = level.settings();
+        let history = game.reversible_history();
+        let game_hashes = history[..history.len().saturating_sub(1)]
+            .iter()
+            .map(Position::hash)
+            .collect();
+
+        let mut workspace = self.take_workspace();
+        let clock = Clock::new(&limits, stop);
+        let started = clock.started();
+        let outcome = {
+            let mut searcher = Searcher::new(
+                &mut workspace,
+                clock,
+                root.variant().rules,
+                game_hashes,
+                settings.noise,
+                seed,
+            );
+            searcher.iterate(&root)
+        };
+        self.idle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(workspace);
+        let outcome = outcome?;
+
+        let mut report = SearchReport {
+            best_move: outcome.best_move,
+            score: Score(outcome.score),
+            pv: outcome.pv,
+            depth: outcome.depth,
+            nodes: outcome.nodes,
+            elapsed: started.elapsed(),
+        };
+        if settings.noise > 0 {
+            guard_against_blunder(&root, &mut report);
+        }
+        Some(report)
+    }
+
+    fn take_workspace(&self) -> Workspace {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop();
+        idle.unwrap_or_else(|| Workspace::new(self.config.hash_mb))
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new(EngineConfig::default())
+    }
+}
+
+/// Does playing `mv` let the opponent win with his very next move?
+pub(crate) fn allows_win_in_one(position: &Position, mv: Move) -> bool {
+    let mut child = *position;
+    child.play_unchecked(mv);
+    if child.status().is_over() {
+        return false;
+    }
+    let opponent = child.side_to_move();
+    child.legal_moves().iter().any(|&reply| {
+        let mut grandchild = child;
+        grandchild.play_unchecked(reply);
+        matches!(grandchild.status(), Status::Won { winner, .. } if winner == opponent)
+    })
+}
+
+/// Weak levels: never hand the opponent a win in one when another move avoids it (the noise may
+/// lead a shallow search astray; this keeps it from the absurd).
+fn guard_against_blunder(root: &Position, report: &mut SearchReport) {
+    if report.score.win_in().is_some() || !allows_win_in_one(root, report.best_move) {
+        return;
+    }
+    let mut moves = root.legal_moves();
+    moves.sort();
+    if let Some(&safe) = moves.iter().find(|&&mv| !allows_win_in_one(root, mv)) {
+        report.best_move = safe;
+        report.pv = vec![safe];
+    }
+}

@@ -1,0 +1,168 @@
+//! Move ordering: the table's move first (tried before any generation), then
+//! wins and king-escape threats, blocks of an open corner line, captures,
+//! killers, moves next to the king, and the history of quiet cut-offs.
+
+use arrayvec::ArrayVec;
+
+use super::board::{ATTACKER, Board, DEFENDER, EMPTY, KING, index_of};
+use super::params::*;
+use crate::rules::{MAX_MOVES, Move, MoveList, Rules, Side, Square};
+
+/// Squares as indices below this in the history table: rank × 16 + file.
+const HISTORY_SQUARES: usize = 13 * 16;
+pub(crate) const HISTORY_LEN: usize = 2 * HISTORY_SQUARES * HISTORY_SQUARES;
+
+#[inline]
+pub(crate) fn history_index(side: Side, mv: Move) -> usize {
+    let square = |square: Square| square.rank() as usize * 16 + square.file() as usize;
+    let side = match side {
+        Side::Attackers => 0,
+        Side::Defenders => 1,
+    };
+    (side * HISTORY_SQUARES + square(mv.from)) * HISTORY_SQUARES + square(mv.to)
+}
+
+/// Moves with their ordering scores, handed out best first.
+pub(crate) struct MovePicker {
+    moves: ArrayVec<(i32, Move), MAX_MOVES>,
+    next: usize,
+}
+
+/// Moves picked one by one before the rest are sorted at once (most nodes cut early).
+const PICK_BEFORE_SORT: usize = 6;
+
+impl MovePicker {
+    pub fn new(
+        board: &Board,
+        moves: &MoveList,
+        skip: Option<Move>,
+        killers: [Option<Move>; 2],
+        history: &[i32],
+        route_blocks: &[usize],
+    ) -> MovePicker {
+        let mut scored = ArrayVec::new();
+        let side = board.side_to_move;
+        for &mv in moves.iter() {
+            if Some(mv) == skip {
+                continue;
+            }
+            let mut score = static_order(board, mv, route_blocks);
+            if score < ORDER_KILLER_SECOND {
+                if Some(mv) == killers[0] {
+                    score = ORDER_KILLER_FIRST;
+                } else if Some(mv) == killers[1] {
+                    score = ORDER_KILLER_SECOND;
+                } else {
+                    score += history[history_index(side, mv)];
+                }
+            }
+            scored.push((score, mv));
+        }
+        MovePicker {
+            moves: scored,
+            next: 0,
+        }
+    }
+
+    /// The next move and its ordering score.
+    #[inline]
+    pub fn next(&mut self) -> Option<(i32, Move)> {
+        let remaining = &mut self.moves[self.next..];
+        if remaining.is_empty() {
+            return None;
+        }
+        if self.next < PICK_BEFORE_SORT {
+            let best =
+                (0..remaining.len()).max_by_key(|&i| (remaining[i].0, std::cmp::Reverse(i)))?;
+            remaining.swap(0, best);
+        } else if self.next == PICK_BEFORE_SORT {
+            remaining.sort_by_key(|scored| std::cmp::Reverse(scored.0));
+        }
+        self.next += 1;
+        Some(self.moves[self.next - 1])
+    }
+}
+
+/// Everything known about a move without the killers and history.
+pub(crate) fn static_order(board: &Board, mv: Move, route_blocks: &[usize]) -> i32 {
+    let size = board.size;
+    let from = index_of(mv.from, size);
+    let to = index_of(mv.to, size);
+    let piece = board.cells[from];
+    let mut score = 0;
+    if piece == KING {
+        if board.is_corner(to) {
+            return ORDER_WIN;
+        }
+        let lines = board.open_corner_lines(to).count_ones() as i32;
+        if lines > 0 {
+            score += ORDER_KING_ESCAPE_THREAT + lines * ORDER_CAPTURE_EACH;
+        }
+    }
+    if piece == ATTACKER {
+        if route_blocks.contains(&to) {
+            score += ORDER_BLOCK_ROUTE;
+        }
+        if let Some((sides, open)) = board.king_pressure() {
+            if sides == 3 && open == Some(to) {
+                return ORDER_WIN;
+            }
+            if board.king.is_some_and(|king| is_neighbour(board, king, to)) {
+                score += ORDER_KING_NEIGHBOUR;
+            }
+        }
+    }
+    let captured = count_captures(board, piece, from, to);
+    if captured > 0 {
+        score += ORDER_CAPTURE + captured * ORDER_CAPTURE_EACH;
+    }
+    score
+}
+
+fn is_neighbour(board: &Board, a: usize, b: usize) -> bool {
+    Board::directions()
+        .iter()
+        .any(|&direction| board.step(a, direction) == Some(b))
+}
+
+/// Custodial captures the move would make, as the rules take them (an estimate: shieldwalls and
+/// rule details are left to the rules).
+fn count_captures(board: &Board, piece: u8, from: usize, to: usize) -> i32 {
+    let mover_is_attacker = piece == ATTACKER;
+    let mut count = 0;
+    for direction in Board::directions() {
+        let Some(victim) = board.step(to, direction) else {
+            continue;
+        };
+        let victim_piece = board.cells[victim];
+        let is_enemy = if mover_is_attacker {
+            victim_piece == DEFENDER
+        } else {
+            victim_piece == ATTACKER
+        };
+        if !is_enemy {
+            continue;
+        }
+        let Some(beyond) = board.step(victim, direction) else {
+            continue;
+        };
+        let beyond_piece = if beyond == from {
+            EMPTY
+        } else {
+            board.cells[beyond]
+        };
+        let hostile = if mover_is_attacker {
+            beyond_piece == ATTACKER
+        } else {
+            beyond_piece == DEFENDER || beyond_piece == KING
+        } || board.is_corner(beyond)
+            || (beyond == board.throne
+                && (beyond_piece == EMPTY
+                    || board.rules == Rules::Tablut
+                    || victim_piece == ATTACKER));
+        if hostile {
+            count += 1;
+        }
+    }
+    count
+}

@@ -1,0 +1,533 @@
+//! Iterative-deepening principal-variation alpha-beta.
+//!
+//! Node kinds are split into helpers: [`Searcher::iterate`] (the root loop
+//! with aspiration windows), [`Searcher::node`] (PVS with the table, reverse
+//! futility pruning, late move reductions and an extension when the king has
+//! an open corner line), and [`Searcher::quiescence`] (only forcing replies:
+//! blocks of an open corner line). Positions are copied, never unmade
+//! (`Position` is `Copy`), and nothing is allocated per node.
+//!
+//! Repetition (RULES.md rule 9 and its variants), counting the game's
+//! reversible history and the search path together: a position standing for
+//! the third time ends the game (Copenhagen: attackers win; Fetlar: draw;
+//! Tablut: nothing). Approximation: a position that already stood once *on the
+//! search path* is scored as if it came a third time when the side that
+//! repeated it is the one the repetition hurts (Copenhagen: a defender move;
+//! Fetlar: either, a draw), since that side could have deviated and would
+//! have to sooner or later.
+
+use arrayvec::ArrayVec;
+
+use super::board::Board;
+use super::eval::evaluate_board;
+use super::limits::Clock;
+use super::ordering::{HISTORY_LEN, MovePicker, history_index};
+use super::params::*;
+use super::tt::{Bound, Entry, Table, splitmix};
+use crate::rules::{Move, Position, Rules, Side, Status};
+
+/// Scratch memory reused by one search at a time: the table and the history.
+pub(crate) struct Workspace {
+    pub table: Table,
+    history: Box<[i32]>,
+}
+
+impl Workspace {
+    pub fn new(hash_mb: usize) -> Workspace {
+        Workspace {
+            table: Table::new(hash_mb),
+            history: vec![0; HISTORY_LEN].into_boxed_slice(),
+        }
+    }
+}
+
+/// What the root loop found: the last completed iteration.
+#[derive(Clone, Debug)]
+pub(crate) struct Outcome {
+    pub best_move: Move,
+    pub score: i32,
+    pub pv: Vec<Move>,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+struct PvLine {
+    moves: [Option<Move>; MAX_PLY + 1],
+    len: usize,
+}
+
+pub(crate) struct Searcher<'a> {
+    table: &'a mut Table,
+    history: &'a mut [i32],
+    pub clock: Clock<'a>,
+    pub nodes: u64,
+    killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    pv: Box<[PvLine]>,
+    rules: Rules,
+    noise: i32,
+    seed: u64,
+    /// Hashes of the game's positions since the last capture, before the root.
+    game_hashes: Vec<u64>,
+    /// Hashes of the positions on the search path, by ply.
+    path: [u64; MAX_PLY + 2],
+    aborted: bool,
+}
+
+impl<'a> Searcher<'a> {
+    pub fn new(
+        workspace: &'a mut Workspace,
+        clock: Clock<'a>,
+        rules: Rules,
+        game_hashes: Vec<u64>,
+        noise: i32,
+        seed: u64,
+    ) -> Searcher<'a> {
+        workspace.table.new_search();
+        workspace.history.iter_mut().for_each(|value| *value = 0);
+        let pv = (0..=MAX_PLY)
+            .map(|_| PvLine {
+                moves: [None; MAX_PLY + 1],
+                len: 0,
+            })
+            .collect();
+        Searcher {
+            table: &mut workspace.table,
+            history: &mut workspace.history,
+            clock,
+            nodes: 0,
+            killers: [[None; 2]; MAX_PLY + 1],
+            pv,
+            rules,
+            noise,
+            seed,
+            game_hashes,
+            path: [0; MAX_PLY + 2],
+            aborted: false,
+        }
+    }
+
+    /// Iterative deepening from `root`. `None` when not even depth 1 completed before the hard stop.
+    pub fn iterate(&mut self, root: &Position) -> Option<Outcome> {
+        self.path[0] = root.hash();
+        let mut best: Option<Outcome> = None;
+        let mut depth = 1;
+        loop {
+            let score = self.aspiration(root, depth, best.as_ref().map(|outcome| outcome.score));
+            if self.aborted {
+                break;
+            }
+            let pv: Vec<Move> = self.pv[0].moves[..self.pv[0].len]
+                .iter()
+                .map_while(|mv| *mv)
+                .collect();
+            let Some(&best_move) = pv.first() else { break };
+            best = Some(Outcome {
+                best_move,
+                score,
+                pv,
+                depth: depth as u32,
+                nodes: self.nodes,
+            });
+            self.clock.may_stop_soft = true;
+            // A forced result found within the horizon: deeper search cannot change it.
+            if score.abs() >= WIN_BOUND && WIN - score.abs() <= depth {
+                break;
+            }
+            if !self.clock.may_start_iteration(depth as u32, self.nodes) {
+                break;
+            }
+            depth += 1;
+        }
+        if let Some(outcome) = best.as_mut() {
+            outcome.nodes = self.nodes;
+        }
+        best
+    }
+
+    fn aspiration(&mut self, root: &Position, depth: i32, previous: Option<i32>) -> i32 {
+        let mut window = ASPIRATION_WINDOW;
+        let (mut alpha, mut beta) = match previous {
+            Some(score) if depth > ASPIRATION_MIN_DEPTH && score.abs() < WIN_BOUND => {
+                (score - window, score + window)
+            }
+            _ => (-WIN, WIN),
+        };
+        loop {
+            let score = self.node(root, depth, 0, alpha, beta);
+            if self.aborted {
+                return score;
+            }
+            if score <= alpha && alpha > -WIN {
+                alpha = (alpha - window).max(-WIN);
+            } else if score >= beta && beta < WIN {
+                beta = (beta + window).min(WIN);
+            } else {
+                return score;
+            }
+            window *= 3;
+        }
+    }
+
+    /// The static score of a leaf, with the level's noise.
+    #[inline]
+    fn static_eval(&self, board: &Board, hash: u64) -> i32 {
+        let score = evaluate_board(board);
+        if self.noise == 0 {
+            return score;
+        }
+        let span = (2 * self.noise + 1) as u64;
+        score + (splitmix(hash ^ self.seed) % span) as i32 - self.noise
+    }
+
+    /// A win for the side to move in one ply that the evaluation sees without playing it.
+    #[inline]
+    fn immediate_win(&self, board: &Board, ply: usize) -> Option<i32> {
+        let king = board.king?;
+        let wins = match board.side_to_move {
+            Side::Defenders => board.open_corner_lines(king) != 0,
+            Side::Attackers => board.king_capturable_now(),
+        };
+        wins.then_some(WIN - (ply as i32 + 1))
+    }
+
+    /// Ends of the game at this node: the rules' verdict, or a repetition. From the side to move's view.
+    fn terminal(&self, position: &Position, ply: usize) -> Option<i32> {
+        let side = position.side_to_move();
+        let lost = -(WIN - ply as i32);
+        match position.status() {
+            Status::Ongoing => {}
+            Status::Won { winner, .. } => return Some(if winner == side { -lost } else { lost }),
+            Status::Drawn { .. } => return Some(0),
+        }
+        if self.rules == Rules::Tablut {
+            return None;
+        }
+        let hash = self.path[ply];
+        let in_game = self
+            .game_hashes
+            .iter()
+            .filter(|&&earlier| earlier == hash)
+            .count();
+        // Same side to move only: every second ply back.
+        let on_path = (0..ply)
+            .rev()
+            .skip(1)
+            .step_by(2)
+            .filter(|&earlier| self.path[earlier] == hash)
+            .count();
+        let repeated_by_loser = match self.rules {
+            // The defenders just moved when the attackers are to move.
+            Rules::Copenhagen => side == Side::Attackers && on_path > 0,
+            _ => on_path > 0,
+        };
+        if in_game + on_path >= 2 || repeated_by_loser {
+            return Some(match self.rules {
+                Rules::Copenhagen if side == Side::Attackers => -lost,
+                Rules::Copenhagen => lost,
+                _ => 0,
+            });
+        }
+        None
+    }
+
+    #[inline]
+    fn count_node(&mut self) -> bool {
+        self.nodes += 1;
+        if self.clock.should_stop(self.nodes) {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// Principal-variation search of `position` to `depth` plies.
+    fn node(
+        &mut self,
+        position: &Position,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].len = 0;
+        if ply > 0 {
+            if let Some(score) = self.terminal(position, ply) {
+                return score;
+            }
+            // Mate distance: no line from here beats a win found nearer the root.
+            alpha = alpha.max(-(WIN - ply as i32));
+            beta = beta.min(WIN - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        if self.count_node() {
+            return 0;
+        }
+        let board = Board::new(position);
+        // At the root a move must come out of the loop, so the shortcut waits for ply 1.
+        if ply > 0
+            && let Some(score) = self.immediate_win(&board, ply)
+        {
+            return score;
+        }
+        let king_line_open = board.side_to_move == Side::Attackers
+            && board
+                .king
+                .is_some_and(|king| board.open_corner_lines(king) != 0);
+        if depth <= 0 || ply >= MAX_PLY - 4 {
+            return self.quiescence(position, &board, ply, alpha, beta);
+        }
+        // The king threatens to escape: the attackers' reply is forced, look one ply further.
+        if king_line_open && ply < 2 * MAX_PLY / 3 {
+            depth += 1;
+        }
+
+        let hash = position.hash();
+        let entry = self.table.probe(hash, ply);
+        if let Some(entry) = entry
+            && !pv_node
+            && entry.depth >= depth
+        {
+            let cut = match entry.bound {
+                Bound::Exact => true,
+                Bound::Lower => entry.score >= beta,
+                Bound::Upper => entry.score <= alpha,
+            };
+            if cut {
+                return entry.score;
+            }
+        }
+
+        // Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
+        if !pv_node && !king_line_open && depth <= RFP_MAX_DEPTH && beta.abs() < WIN_BOUND {
+            let eval = self.static_eval(&board, hash);
+            if eval - RFP_MARGIN * depth >= beta {
+                return eval;
+            }
+        }
+
+        self.search_moves(
+            position,
+            &board,
+            depth,
+            ply,
+            alpha,
+            beta,
+            entry.and_then(|entry| entry.best_move),
+        )
+    }
+
+    /// The move loop of [`Searcher::node`]: the table's move before any generation, then the rest in order.
+    #[allow(clippy::too_many_arguments)]
+    fn search_moves(
+        &mut self,
+        position: &Position,
+        board: &Board,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        table_move: Option<Move>,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        let original_alpha = alpha;
+        let side = position.side_to_move();
+        let mut best_score = -WIN;
+        let mut best_move = None;
+        let mut searched = 0usize;
+        let mut quiets_tried: ArrayVec<Move, 32> = ArrayVec::new();
+
+        let table_move = table_move.filter(|&mv| position.check(mv).is_ok());
+        let mut picker: Option<MovePicker> = None;
+        loop {
+            let (order, mv) = if searched == 0
+                && let Some(mv) = table_move
+            {
+                (ORDER_WIN, mv)
+            } else {
+                let picker = picker.get_or_insert_with(|| {
+                    let moves = position.legal_moves();
+                    let mut route_blocks: ArrayVec<usize, 32> = ArrayVec::new();
+                    if side == Side::Attackers {
+                        board.route_block_squares(&mut route_blocks);
+                    }
+                    MovePicker::new(
+                        board,
+                        &moves,
+                        table_move,
+                        self.killers[ply],
+                        self.history,
+                        &route_blocks,
+                    )
+                });
+                match picker.next() {
+                    Some(next) => next,
+                    None => break,
+                }
+            };
+
+            let mut child = *position;
+            let captures = child.play_unchecked(mv);
+            self.path[ply + 1] = child.hash();
+            let quiet = captures.is_empty() && order < ORDER_BLOCK_ROUTE;
+
+            let score = if searched == 0 {
+                -self.node(&child, depth - 1, ply + 1, -beta, -alpha)
+            } else {
+                let reduction = if depth >= LMR_MIN_DEPTH
+                    && searched >= LMR_FULL_MOVES
+                    && quiet
+                    && order < ORDER_KILLER_SECOND
+                {
+                    1 + i32::from(searched >= LMR_DEEP_MOVES)
+                        + i32::from(!pv_node && searched >= 3 * LMR_DEEP_MOVES)
+                } else {
+                    0
+                };
+                let mut score =
+                    -self.node(&child, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha);
+                if score > alpha && reduction > 0 && !self.aborted {
+                    score = -self.node(&child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                }
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.node(&child, depth - 1, ply + 1, -beta, -alpha);
+                }
+                score
+            };
+            if self.aborted {
+                return 0;
+            }
+            searched += 1;
+
+            if score > best_score {
+                best_score = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                }
+            }
+            if alpha >= beta {
+                if quiet {
+                    self.reward_quiet(side, ply, depth, mv, &quiets_tried);
+                }
+                break;
+            }
+            if quiet && !quiets_tried.is_full() {
+                quiets_tried.push(mv);
+            }
+        }
+
+        if searched == 0 {
+            // The rules end a game without moves, so this is unreachable; score it as the loss it would be.
+            return -(WIN - ply as i32);
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.table.store(
+            position.hash(),
+            ply,
+            Entry {
+                best_move,
+                score: best_score,
+                depth,
+                bound,
+            },
+        );
+        best_score
+    }
+
+    /// Only the forcing part of the position: an open corner line the attackers must block.
+    fn quiescence(
+        &mut self,
+        position: &Position,
+        board: &Board,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if board.side_to_move == Side::Attackers
+            && let Some(king) = board.king
+        {
+            let lines = board.open_corner_lines(king).count_ones();
+            if lines >= 2 {
+                // One move blocks one line; the king cannot be taken (checked before).
+                return -(WIN - (ply as i32 + 2));
+            }
+            if lines == 1 {
+                return self.block_line(position, board, ply, alpha, beta);
+            }
+        }
+        self.static_eval(board, position.hash())
+    }
+
+    /// The attackers must put a piece on the king's one open line; anything else loses.
+    fn block_line(
+        &mut self,
+        position: &Position,
+        board: &Board,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let mut blocks: ArrayVec<usize, 32> = ArrayVec::new();
+        board.route_block_squares(&mut blocks);
+        let mut best = -(WIN - (ply as i32 + 2));
+        for mv in position.legal_moves() {
+            if !blocks.contains(&super::board::index_of(mv.to, board.size)) {
+                continue;
+            }
+            let mut child = *position;
+            child.play_unchecked(mv);
+            self.path[ply + 1] = child.hash();
+            let score = -self.node(&child, 0, ply + 1, -beta, -alpha);
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                }
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        let child = &tail[0];
+        line.moves[0] = Some(mv);
+        let len = child.len.min(MAX_PLY - 1);
+        line.moves[1..=len].copy_from_slice(&child.moves[..len]);
+        line.len = len + 1;
+    }
+
+    fn reward_quiet(&mut self, side: Side, ply: usize, depth: i32, mv: Move, tried: &[Move]) {
+        if self.killers[ply][0] != Some(mv) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(mv);
+        }
+        let bonus = depth * depth;
+        let index = history_index(side, mv);
+        self.history[index] += bonus;
+        for &other in tried {
+            let index = history_index(side, other);
+            self.history[index] = (self.history[index] - bonus / 2).max(-HISTORY_MAX);
+        }
+        if self.history[index] > HISTORY_MAX {
+            self.history.iter_mut().for_each(|value| *value /= 2);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The transposition table, keyed by the rules' Zobrist hash.
+//!
+//! Sharing: one table per running search, never shared between concurrent
+//! requests. The engine keeps a pool of tables ([`super::Engine`]); a search
+//! takes one (or makes one, if all are busy), uses it alone, and gives it
+//! back. That keeps levels 1–9 deterministic per seed — a table shared with
+//! other requests would make the answer depend on what else ran — and costs
+//! little: the service is stateless, so concurrent requests are almost always
+//! different games with nothing to share. No table is cleared per search:
+//! each entry carries the 14-bit epoch of the search that wrote it, and an
+//! entry of another epoch counts as empty for probing *and* replacement, so a
+//! search sees exactly what it would see in a fresh table. Only when the epoch
+//! wraps (every 16,383 searches of one table) is the table zeroed.
+//!
+//! An entry is two words: the key xor the data (so a mismatched entry fails
+//! the check) and the data: move (16 bits), score (24), depth (8), bound (2),
+//! epoch (14). Buckets hold two entries: one kept by depth, one always
+//! replaced.
+
+use crate::rules::{Move, Square};
+
+use super::params::WIN_BOUND;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Bound {
+    Exact = 1,
+    /// Fail high: the score is at least this.
+    Lower = 2,
+    /// Fail low: the score is at most this.
+    Upper = 3,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    pub best_move: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    check: u64,
+    data: u64,
+}
+
+impl Slot {
+    fn epoch(self) -> u64 {
+        self.data >> EPOCH_SHIFT
+    }
+    fn depth(self) -> i32 {
+        ((self.data >> 40) & 0xff) as i32
+    }
+    fn holds(self, hash: u64, epoch: u64) -> bool {
+        self.epoch() == epoch && self.check ^ self.data == hash
+    }
+}
+
+pub(crate) struct Table {
+    buckets: Vec<[Slot; 2]>,
+    epoch: u64,
+}
+
+const SLOT_BYTES: usize = std::mem::size_of::<[Slot; 2]>();
+const EPOCH_SHIFT: u32 = 50;
+const EPOCH_MAX: u64 = (1 << 14) - 1;
+const SCORE_BITS: u32 = 24;
+
+pub(crate) fn pack_move(mv: Move) -> u16 {
+    let pack = |square: Square| ((square.file() as u16) << 4) | square.rank() as u16;
+    (pack(mv.from) << 8) | pack(mv.to)
+}
+
+pub(crate) fn unpack_move(bits: u16) -> Option<Move> {
+    let square = |byte: u16| Square::new((byte >> 4) as u8 & 0xf, byte as u8 & 0xf);
+    let (from, to) = (square(bits >> 8)?, square(bits & 0xff)?);
+    (from != to).then_some(Move { from, to })
+}
+
+impl Table {
+    pub fn new(megabytes: usize) -> Table {
+        let count = (megabytes.max(1) << 20) / SLOT_BYTES;
+        Table {
+            buckets: vec![[Slot::default(); 2]; count.max(1024)],
+            epoch: 0,
+        }
+    }
+
+    /// Starts a search: every entry written before is forgotten.
+    pub fn new_search(&mut self) {
+        if self.epoch == EPOCH_MAX {
+            self.buckets
+                .iter_mut()
+                .for_each(|bucket| *bucket = [Slot::default(); 2]);
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+    }
+
+    #[inline]
+    fn bucket(&self, hash: u64) -> usize {
+        ((hash as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Scores of wins are stored relative to the node, read back relative to the root.
+    #[inline]
+    pub fn probe(&self, hash: u64, ply: usize) -> Option<Entry> {
+        let bucket = &self.buckets[self.bucket(hash)];
+        let slot = bucket.iter().find(|slot| slot.holds(hash, self.epoch))?;
+        let data = slot.data;
+        let bound = match (data >> 48) & 3 {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            _ => Bound::Upper,
+        };
+        let raw_score = (((data >> 16) as u32) << (32 - SCORE_BITS)) as i32 >> (32 - SCORE_BITS);
+        Some(Entry {
+            best_move: unpack_move(data as u16),
+            score: score_from_table(raw_score, ply),
+            depth: slot.depth(),
+            bound,
+        })
+    }
+
+    #[inline]
+    pub fn store(&mut self, hash: u64, ply: usize, entry: Entry) {
+        let epoch = self.epoch;
+        let index = self.bucket(hash);
+        let bucket = &mut self.buckets[index];
+        let packed_move = entry.best_move.map_or(0, pack_move) as u64;
+        let score = (score_to_table(entry.score, ply) as u32 as u64) & ((1 << SCORE_BITS) - 1);
+        let depth = entry.depth.clamp(0, 255) as u64;
+        let mut data = packed_move
+            | (score << 16)
+            | (depth << 40)
+            | ((entry.bound as u64) << 48)
+            | (epoch << EPOCH_SHIFT);
+        let slot = if let Some(own) = (0..2).find(|&i| bucket[i].holds(hash, epoch)) {
+            if packed_move == 0 {
+                // Keep the move learnt earlier for this position.
+                data |= bucket[own].data & 0xffff;
+            }
+            own
+        } else if bucket[0].epoch() != epoch || entry.depth >= bucket[0].depth() {
+            0
+        } else {
+            1
+        };
+        bucket[slot] = Slot {
+            check: hash ^ data,
+            data,
+        };
+    }
+}
+
+fn score_to_table(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score + ply as i32
+    } else if score <= -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_table(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score - ply as i32
+    } else if score <= -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+pub(crate) fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
