@@ -28,3 +28,4 @@
 
 pub mod rules;
 pub mod search;
+pub mod service;

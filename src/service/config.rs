@@ -25,7 +25,7 @@ pub struct Config {
     #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = 64)]
     pub max_queued_searches: usize,
 
-    /// Transposition table size in MiB, shared by all searches.
+    /// Transposition table size in MiB, for each running search.
     #[arg(long, env = "TAFL_HASH_MB", default_value_t = 64)]
     pub hash_mb: usize,
 
@@ -53,6 +53,10 @@ pub struct Config {
     #[arg(long, env = "TAFL_DEADLINE_MARGIN_MS", default_value_t = 10)]
     pub deadline_margin_ms: u64,
 
+    /// And this share of the deadline too, at most 250 ms: a search looks at the clock only now and then.
+    #[arg(long, env = "TAFL_DEADLINE_MARGIN_PERCENT", default_value_t = 15)]
+    pub deadline_margin_percent: u32,
+
     /// On SIGINT/SIGTERM: how long health says NOT_SERVING while calls are still taken,
     /// so load balancers can drain this replica (milliseconds).
     #[arg(long, env = "TAFL_DRAIN_DELAY_MS", default_value_t = 0)]
@@ -77,6 +81,7 @@ impl Default for Config {
             max_search_time_ms: 10_000,
             max_search_nodes: 200_000_000,
             deadline_margin_ms: 10,
+            deadline_margin_percent: 15,
             drain_delay_ms: 0,
             shutdown_grace_ms: 15_000,
         }
@@ -100,11 +105,6 @@ impl Config {
         } else {
             self.search_threads()
         }
-    }
-
-    /// The caller's deadline is shortened by this much.
-    pub fn deadline_margin(&self) -> Duration {
-        Duration::from_millis(self.deadline_margin_ms)
     }
 
     /// How long health reports NOT_SERVING before the server stops accepting calls.

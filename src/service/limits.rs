@@ -67,15 +67,33 @@ pub fn search_limits(
     }
 }
 
+/// The most the proportional part of the deadline margin takes.
+pub const MAX_PROPORTIONAL_MARGIN: Duration = Duration::from_millis(250);
+
+/// What is taken off a call's timeout so the answer still arrives in time:
+/// `fixed`, plus `percent` of the timeout up to [`MAX_PROPORTIONAL_MARGIN`]
+/// (a search only looks at the clock now and then, so it may run a little over).
+pub fn deadline_margin(timeout: Duration, fixed: Duration, percent: u32) -> Duration {
+    let proportional = timeout * percent.min(100) / 100;
+    fixed + proportional.min(MAX_PROPORTIONAL_MARGIN)
+}
+
 /// When the answer must be ready: the call's `grpc-timeout` from `received`,
-/// less `margin`; `None` when the caller set no deadline.
+/// less the margin; `None` when the caller set no deadline.
 pub fn call_deadline(
     metadata: &MetadataMap,
     received: Instant,
-    margin: Duration,
+    config: &Config,
 ) -> Option<Instant> {
     let header = metadata.get("grpc-timeout")?.to_str().ok()?;
     let timeout = parse_grpc_timeout(header)?;
+    let margin = deadline_margin(
+        timeout,
+        Duration::from_millis(config.deadline_margin_ms),
+        config.deadline_margin_percent,
+    );
+    // A timeout of years would overflow an Instant; no search lasts that long anyway.
+    let timeout = timeout.min(Duration::from_secs(365 * 24 * 3600));
     Some(received + timeout.saturating_sub(margin))
 }
 
@@ -175,9 +193,22 @@ mod tests {
     fn deadline_takes_off_the_margin() {
         let mut metadata = MetadataMap::new();
         metadata.insert("grpc-timeout", "100m".parse().unwrap());
+        let config = Config {
+            deadline_margin_ms: 10,
+            deadline_margin_percent: 15,
+            ..Config::default()
+        };
         let now = Instant::now();
-        let deadline = call_deadline(&metadata, now, Duration::from_millis(10)).unwrap();
-        assert_eq!(deadline - now, Duration::from_millis(90));
-        assert!(call_deadline(&MetadataMap::new(), now, Duration::ZERO).is_none());
+        let deadline = call_deadline(&metadata, now, &config).unwrap();
+        assert_eq!(deadline - now, Duration::from_millis(75));
+        assert!(call_deadline(&MetadataMap::new(), now, &config).is_none());
+        metadata.insert("grpc-timeout", "99999999H".parse().unwrap());
+        assert!(call_deadline(&metadata, now, &config).is_some());
+    }
+
+    #[test]
+    fn proportional_margin_is_capped() {
+        let margin = deadline_margin(Duration::from_secs(60), Duration::from_millis(10), 15);
+        assert_eq!(margin, Duration::from_millis(260));
     }
 }

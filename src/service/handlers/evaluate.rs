@@ -8,7 +8,7 @@ use tonic::Request;
 use crate::rules::Status;
 use crate::search::{self, Level};
 
-use super::State;
+use super::{State, StopOnDrop};
 use crate::service::convert;
 use crate::service::error::ServiceError;
 use crate::service::limits::{any_limit, call_deadline, search_limits};
@@ -22,11 +22,7 @@ pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::EvaluateRequest>,
 ) -> Result<pb::EvaluateResponse, ServiceError> {
-    let deadline = call_deadline(
-        request.metadata(),
-        Instant::now(),
-        state.config.deadline_margin(),
-    );
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
     let request = request.into_inner();
     let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
     let span = tracing::Span::current();
@@ -69,10 +65,16 @@ pub(super) async fn handle(
     }
     let limits = search_limits(request.limits.as_ref(), state.caps, deadline);
     let worker = Arc::clone(&state);
+    // Stops the search if this call goes away (cancelled, or cut off by its deadline).
+    let stop = StopOnDrop::default();
+    let stop_flag = stop.flag();
     let (report, pv) = state
         .pool
         .run(deadline, move || {
-            let report = worker.engine.search(&game, &limits, Level::STRONGEST, 0)?;
+            let report =
+                worker
+                    .engine
+                    .search_with_stop(&game, &limits, Level::STRONGEST, 0, &stop_flag)?;
             let pv = convert::pv_to_proto(game.position(), &report.pv);
             Some((report, pv))
         })

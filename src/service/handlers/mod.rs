@@ -7,6 +7,7 @@ mod legal_moves;
 mod suggest_move;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tonic::{Request, Response, Status};
 
@@ -18,7 +19,6 @@ use super::pb;
 use super::pool::SearchPool;
 
 /// What every handler shares.
-#[derive(Debug)]
 pub struct State {
     /// The server's configuration.
     pub config: Config,
@@ -28,6 +28,16 @@ pub struct State {
     pub engine: Engine,
     /// Where searches run.
     pub pool: SearchPool,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("State")
+            .field("config", &self.config)
+            .field("caps", &self.caps)
+            .field("pool", &self.pool)
+            .finish_non_exhaustive()
+    }
 }
 
 impl State {
@@ -43,6 +53,25 @@ impl State {
             engine,
             pool,
         }
+    }
+}
+
+/// Raises a search's stop flag when dropped: a handler holds one while its
+/// search runs, so a call that goes away (cancelled by the client, or cut
+/// off by the transport at its deadline) frees its search thread.
+#[derive(Debug, Default)]
+pub(crate) struct StopOnDrop(Arc<AtomicBool>);
+
+impl StopOnDrop {
+    /// The flag the search watches.
+    pub(crate) fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0)
+    }
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 

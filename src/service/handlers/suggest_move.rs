@@ -7,7 +7,7 @@ use tonic::Request;
 
 use crate::search::Level;
 
-use super::State;
+use super::{State, StopOnDrop};
 use crate::service::convert;
 use crate::service::error::ServiceError;
 use crate::service::limits::{call_deadline, search_limits};
@@ -22,11 +22,7 @@ pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::SuggestMoveRequest>,
 ) -> Result<pb::SuggestMoveResponse, ServiceError> {
-    let deadline = call_deadline(
-        request.metadata(),
-        Instant::now(),
-        state.config.deadline_margin(),
-    );
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
     let request = request.into_inner();
     let level = level_from_proto(request.level)?;
     let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
@@ -53,10 +49,15 @@ pub(super) async fn handle(
     let limits = search_limits(request.limits.as_ref(), state.caps, deadline);
     let seed = request.seed;
     let worker = Arc::clone(&state);
+    // Stops the search if this call goes away (cancelled, or cut off by its deadline).
+    let stop = StopOnDrop::default();
+    let stop_flag = stop.flag();
     let (report, pv) = state
         .pool
         .run(deadline, move || {
-            let report = worker.engine.search(&game, &limits, level, seed)?;
+            let report = worker
+                .engine
+                .search_with_stop(&game, &limits, level, seed, &stop_flag)?;
             let pv = convert::pv_to_proto(game.position(), &report.pv);
             Some((report, pv))
         })
