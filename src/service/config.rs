@@ -117,3 +117,53 @@ impl Config {
         Duration::from_millis(self.shutdown_grace_ms)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    fn parse(args: &[&str]) -> Config {
+        Cli::try_parse_from(std::iter::once("tafl").chain(args.iter().copied()))
+            .expect("parses")
+            .config
+    }
+
+    #[test]
+    fn flag_defaults_match_default() {
+        // Unless the environment sets them (CI does not).
+        if std::env::vars().any(|(name, _)| name.starts_with("TAFL_")) {
+            return;
+        }
+        let parsed = format!("{:?}", parse(&[]));
+        assert_eq!(parsed, format!("{:?}", Config::default()));
+    }
+
+    #[test]
+    fn flags_override() {
+        let config = parse(&[
+            "--listen",
+            "0.0.0.0:9000",
+            "--max-game-plies",
+            "12",
+            "--search-threads",
+            "3",
+        ]);
+        assert_eq!(config.listen, SocketAddr::from(([0, 0, 0, 0], 9000)));
+        assert_eq!(config.max_game_plies, 12);
+        assert_eq!(config.search_threads(), 3);
+        assert_eq!(config.max_concurrent_searches(), 3);
+    }
+
+    #[test]
+    fn bad_flags_are_refused() {
+        assert!(Cli::try_parse_from(["tafl", "--listen", "nowhere"]).is_err());
+        assert!(Cli::try_parse_from(["tafl", "--max-game-plies", "-1"]).is_err());
+    }
+}
