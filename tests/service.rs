@@ -914,6 +914,32 @@ async fn health_and_reflection_are_served() {
     for expected in ["tafl.v1.TaflService", "grpc.health.v1.Health"] {
         assert!(names.contains(expected), "{names:?}");
     }
+
+    // Older tools speak v1alpha; it knows the same services and their files.
+    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient as AlphaClient;
+    use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest as AlphaRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse as AlphaResponse;
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let request = tonic_reflection::pb::v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(AlphaRequest::FileContainingSymbol(
+            "tafl.v1.TaflService".to_owned(),
+        )),
+    };
+    let mut replies = AlphaClient::new(channel)
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let reply = replies.message().await.unwrap().unwrap();
+    let Some(AlphaResponse::FileDescriptorResponse(files)) = reply.message_response else {
+        panic!("{reply:?}");
+    };
+    assert!(!files.file_descriptor_proto.is_empty());
     server.stop().await;
 }
 

@@ -396,4 +396,44 @@ mod tests {
         assert!(square_from_proto("i9", BoardSize::Nine).unwrap().is_some());
         assert!(square_from_proto("", BoardSize::Nine).unwrap().is_none());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Whatever a caller sends, conversion answers with a game or an error naming a field.
+        #[test]
+        fn any_input_converts_or_names_a_field(
+            rules in -2i32..6,
+            size in proptest::prop_oneof![0u32..15, proptest::prelude::any::<u32>()],
+            start in proptest::prop_oneof![
+                proptest::prelude::Just(String::new()),
+                "[tTK0-9/ ad]{0,60}",
+                proptest::prelude::any::<String>(),
+            ],
+            moves in proptest::collection::vec(
+                proptest::prop_oneof!["[a-m][0-9]{1,2}-?[a-m][0-9]{1,2}(x[a-m][0-9]{1,2})?", proptest::prelude::any::<String>()],
+                0..8,
+            ),
+            square in proptest::prop_oneof!["[a-n][0-9]{1,2}", proptest::prelude::any::<String>()],
+        ) {
+            let game = pb::Game {
+                variant: Some(pb::Variant { rules, board_size: size }),
+                start,
+                moves,
+            };
+            match game_from_proto(Some(&game), 100) {
+                Ok(game) => {
+                    let _ = square_from_proto(&square, game.position().variant().size);
+                    let _ = position_to_proto(&game);
+                }
+                Err(ServiceError::InvalidArgument { field, .. }) => {
+                    proptest::prop_assert!(field.starts_with("game."), "{}", field);
+                }
+                Err(ServiceError::GameOver { subject, .. }) => {
+                    proptest::prop_assert!(subject.starts_with("game.moves["), "{}", subject);
+                }
+                Err(other) => proptest::prop_assert!(false, "unexpected {:?}", other),
+            }
+        }
+    }
 }
