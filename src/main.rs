@@ -3,6 +3,9 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use std::time::Instant;
+
+use tafl::rules::{BoardSize, Position, PositionText, Rules, Variant, divide};
 use tafl::service::{Config, Server};
 
 /// The rules arbiter and AI of an online tafl (Viking chess) site.
@@ -21,6 +24,28 @@ struct Cli {
 enum Command {
     /// Serve tafl.v1.TaflService, health and reflection over gRPC (the default).
     Serve(Config),
+    /// Count the move paths of a given length (the move generator's check);
+    /// the last line printed is the count.
+    Perft(PerftArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct PerftArgs {
+    /// copenhagen, fetlar or tablut.
+    #[arg(long, default_value = "copenhagen")]
+    rules: Rules,
+    /// 9, 11 or 13; default: the start's size, else the rules' own board.
+    #[arg(long)]
+    size: Option<u32>,
+    /// Plies to count.
+    #[arg(long)]
+    depth: u32,
+    /// A position text to start from instead of the standard start.
+    #[arg(long)]
+    start: Option<String>,
+    /// Also print the count below each first move.
+    #[arg(long)]
+    divide: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -33,7 +58,36 @@ fn main() -> anyhow::Result<()> {
         .init();
     match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Serve(config) => serve(config),
+        Command::Perft(args) => perft(&args),
     }
+}
+
+fn perft(args: &PerftArgs) -> anyhow::Result<()> {
+    let setup = args.start.as_deref().map(str::parse::<PositionText>).transpose().context("--start")?;
+    let size = match (args.size, &setup) {
+        (Some(n), _) => BoardSize::new(n).with_context(|| format!("--size {n}: the board must be 9, 11 or 13"))?,
+        (None, Some(setup)) => setup.size(),
+        (None, None) => args.rules.default_size(),
+    };
+    let variant = Variant::new(args.rules, size);
+    let position = match &setup {
+        Some(setup) => Position::from_setup(setup, variant).context("--start")?,
+        None => Position::start(variant),
+    };
+    let started = Instant::now();
+    let count = if args.divide {
+        let split = divide(&position, args.depth);
+        for (mv, count) in &split {
+            println!("{mv}: {count}");
+        }
+        split.iter().map(|(_, count)| count).sum()
+    } else {
+        tafl::rules::perft(&position, args.depth)
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!("{variant}, depth {}: {seconds:.3} s, {:.1} M leaves/s", args.depth, count as f64 / seconds / 1e6);
+    println!("{count}");
+    Ok(())
 }
 
 /// Runs the server until SIGINT/SIGTERM, then drains and exits 0.
