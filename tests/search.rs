@@ -1,11 +1,430 @@
-//! The AI: tactics, legality, limits and levels.
+//! The AI: tactics, legality on every variant, time limits, levels.
 
-use tafl::search::bench::{BenchArgs, run};
+use std::time::{Duration, Instant};
+
+use tafl::rules::{BoardSize, Game, Move, Position, PositionText, Rules, Side, Status, Variant};
+use tafl::search::{Engine, EngineConfig, Level, Limits, SearchReport, evaluate};
+
+const WIN: i32 = 1_000_000;
+
+fn engine() -> Engine {
+    Engine::new(EngineConfig { hash_mb: 4 })
+}
+
+fn game_from(rules: Rules, text: &str) -> Game {
+    let setup: PositionText = text.parse().expect("test position text");
+    let variant = Variant::new(rules, setup.size());
+    Game::from_position(Position::from_setup(&setup, variant).expect("test position"))
+}
+
+fn search(game: &Game, limits: Limits) -> SearchReport {
+    engine()
+        .search(game, &limits, Level::STRONGEST, 0)
+        .expect("no deadline: depth 1 completes")
+}
+
+fn depth(plies: u32) -> Limits {
+    Limits {
+        max_depth: Some(plies),
+        ..Limits::default()
+    }
+}
+
+fn mv(text: &str) -> Move {
+    let (from, to) = text.split_once('-').expect("a-b");
+    Move {
+        from: from.parse().expect("square"),
+        to: to.parse().expect("square"),
+    }
+}
+
+/// A tiny deterministic generator, so every run sees the same positions.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+/// Positions from random games on `variant`: each one a game still going after 0..`max_plies` random moves.
+fn random_games(variant: Variant, count: usize, max_plies: usize, rng: &mut Lcg) -> Vec<Game> {
+    let mut games = Vec::with_capacity(count);
+    while games.len() < count {
+        let mut game = Game::new(variant);
+        let plies = rng.below(max_plies + 1);
+        for _ in 0..plies {
+            let moves = game.position().legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let chosen = moves[rng.below(moves.len())];
+            game.play_move(chosen).expect("a generated move is legal");
+            if game.status().is_over() {
+                break;
+            }
+        }
+        if !game.status().is_over() {
+            games.push(game);
+        }
+    }
+    games
+}
+
+fn all_variants() -> Vec<Variant> {
+    let mut variants = Vec::new();
+    for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+        for size in [9, 11, 13] {
+            variants.push(Variant::new(rules, BoardSize::new(size).expect("size")));
+        }
+    }
+    variants
+}
+
+#[test]
+fn finds_a_king_escape_in_one() {
+    // Copenhagen: king on d1, a1 open, k1 shut by h1.
+    let game = game_from(
+        Rules::Copenhagen,
+        "/11/11/11/11/11/4t6/11/11/11/11/3K3t3/ d",
+    );
+    let report = search(&game, depth(3));
+    assert_eq!(report.best_move, mv("d1-a1"));
+    assert_eq!(report.score.as_i32(), WIN - 1);
+    // Tablut, on 9x9: the corner escape.
+    let game = game_from(Rules::Tablut, "/9/9/9/3t5/9/9/9/9/2K2t3/ d");
+    let report = search(&game, depth(3));
+    assert_eq!(report.best_move, mv("c1-a1"));
+    assert_eq!(report.score.win_in(), Some(1));
+}
+
+#[test]
+fn finds_a_double_threat_in_two() {
+    // The king on e5 slides to a5 (a-file empty: a1 and a11 both open) or e1 (rank 1 empty); the attackers
+    // can block only one line.
+    let game = game_from(
+        Rules::Copenhagen,
+        "/11/5t3t1/11/8t2/11/11/11/4K6/11/11/11/ d",
+    );
+    let report = search(&game, depth(4));
+    assert_eq!(
+        report.score.win_in(),
+        Some(3),
+        "score {} pv {:?}",
+        report.score,
+        report.pv
+    );
+    let mut after = *game.position();
+    after.play(report.best_move).expect("legal");
+    assert_eq!(
+        after
+            .king()
+            .expect("king")
+            .file()
+            .min(after.king().expect("king").rank()),
+        0,
+        "the king goes to the edge"
+    );
+}
+
+#[test]
+fn blocks_a_one_move_escape() {
+    // King on d1 with a1 open; the attackers (to move) must put a piece on b1 or c1.
+    let game = game_from(
+        Rules::Copenhagen,
+        "/11/11/11/11/2t8/4t6/11/1t9/11/3t7/3K3t3/ a",
+    );
+    let report = search(&game, depth(4));
+    assert!(
+        ["b1", "c1"].contains(&report.best_move.to.to_string().as_str()),
+        "played {}",
+        report.best_move
+    );
+    assert!(report.score.loss_in().is_none(), "score {}", report.score);
+}
+
+#[test]
+fn captures_the_king_when_it_can() {
+    // King on c8 boxed by b8, d8, c9; c3-c7 closes the box.
+    let game = game_from(
+        Rules::Copenhagen,
+        "/11/11/2t8/1tKt7/11/6T4/11/11/2t8/11/11/ a",
+    );
+    let report = search(&game, depth(3));
+    assert_eq!(report.best_move, mv("c3-c7"));
+    assert_eq!(report.score.win_in(), Some(1));
+    // Tablut: the edge counts as a side, so three attackers take an edge king.
+    let game = game_from(Rules::Tablut, "/9/9/9/9/9/9/9/2t6/1tK4t1/ a");
+    let report = search(&game, depth(3));
+    assert_eq!(report.best_move, mv("h1-d1"));
+    assert_eq!(report.score.win_in(), Some(1));
+}
+
+#[test]
+fn never_returns_an_illegal_move() {
+    let engine = engine();
+    let mut rng = Lcg(7);
+    let mut searched = 0;
+    for variant in all_variants() {
+        for (index, game) in random_games(variant, 120, 120, &mut rng)
+            .into_iter()
+            .enumerate()
+        {
+            let limits = Limits {
+                max_depth: Some(1 + (index % 2) as u32),
+                max_nodes: Some(400),
+                ..Limits::default()
+            };
+            let level = Level::new(1 + (index % 10) as u32).expect("level");
+            let report = engine
+                .search(&game, &limits, level, index as u64)
+                .expect("no deadline");
+            let legal = game.position().legal_moves();
+            assert!(
+                legal.contains(&report.best_move),
+                "{} in {}",
+                report.best_move,
+                game.position()
+            );
+            assert_eq!(report.pv.first(), Some(&report.best_move));
+            assert!(report.score.as_i32().abs() <= WIN);
+            searched += 1;
+        }
+    }
+    assert_eq!(searched, 9 * 120);
+}
+
+#[test]
+fn static_evaluation_stays_in_bounds() {
+    let mut rng = Lcg(11);
+    for variant in all_variants() {
+        for game in random_games(variant, 60, 200, &mut rng) {
+            let score = evaluate(game.position());
+            assert!(score.abs() < 900_000, "{score} for {}", game.position());
+        }
+    }
+}
+
+#[test]
+fn answers_within_the_time_limit() {
+    let engine = engine();
+    let mut rng = Lcg(3);
+    let max_time = Duration::from_millis(if cfg!(debug_assertions) { 60 } else { 20 });
+    // Debug builds check the clock less often in wall time (nodes are ~20x slower).
+    let slack = Duration::from_millis(if cfg!(debug_assertions) { 60 } else { 10 });
+    let mut worst = Duration::ZERO;
+    let variants = all_variants();
+    let mut searches = 0;
+    for variant in &variants {
+        for game in random_games(*variant, 23, 60, &mut rng) {
+            let limits = Limits {
+                max_time: Some(max_time),
+                ..Limits::default()
+            };
+            let started = Instant::now();
+            let report = engine
+                .search(&game, &limits, Level::STRONGEST, 0)
+                .expect("no deadline");
+            let elapsed = started.elapsed();
+            if elapsed > max_time + slack {
+                println!(
+                    "slow: {elapsed:?} depth {} nodes {} in {}",
+                    report.depth,
+                    report.nodes,
+                    game.position()
+                );
+            }
+            worst = worst.max(elapsed);
+            searches += 1;
+        }
+    }
+    println!("worst answer over {searches} searches of max_time {max_time:?}: {worst:?}");
+    assert!(searches >= 200);
+    assert!(worst <= max_time + slack, "worst {worst:?}");
+}
+
+#[test]
+fn a_past_deadline_gives_no_answer() {
+    let game = Game::new(Variant::standard(Rules::Copenhagen));
+    let limits = Limits {
+        deadline: Some(Instant::now()),
+        ..Limits::default()
+    };
+    assert!(
+        engine()
+            .search(&game, &limits, Level::STRONGEST, 0)
+            .is_none()
+    );
+}
+
+#[test]
+fn depth_one_completes_past_max_time() {
+    let game = Game::new(Variant::new(
+        Rules::Copenhagen,
+        BoardSize::new(13).expect("13"),
+    ));
+    let limits = Limits {
+        max_time: Some(Duration::ZERO),
+        ..Limits::default()
+    };
+    let report = engine()
+        .search(&game, &limits, Level::STRONGEST, 0)
+        .expect("depth 1 always completes");
+    assert_eq!(report.depth, 1);
+}
+
+#[test]
+fn levels_are_deterministic_per_seed() {
+    let mut rng = Lcg(5);
+    let shared = engine();
+    for variant in [
+        Variant::standard(Rules::Copenhagen),
+        Variant::standard(Rules::Tablut),
+    ] {
+        for game in random_games(variant, 4, 30, &mut rng) {
+            for level in 1..=9 {
+                let level = Level::new(level).expect("level");
+                let limits = Limits::default();
+                let first = shared.search(&game, &limits, level, 42).expect("answer");
+                // Another search in between must not change the next answer (tables are per search).
+                shared.search(&game, &limits, level, 7).expect("answer");
+                let again = shared.search(&game, &limits, level, 42).expect("answer");
+                let fresh = engine().search(&game, &limits, level, 42).expect("answer");
+                for other in [&again, &fresh] {
+                    assert_eq!(first.best_move, other.best_move, "level {level}");
+                    assert_eq!(first.nodes, other.nodes, "level {level}");
+                    assert_eq!(first.score, other.score, "level {level}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn weak_levels_vary_with_the_seed() {
+    let game = Game::new(Variant::standard(Rules::Copenhagen));
+    let engine = engine();
+    let level = Level::new(1).expect("level");
+    let moves: std::collections::HashSet<Move> = (0..8)
+        .map(|seed| {
+            engine
+                .search(&game, &Limits::default(), level, seed)
+                .expect("answer")
+                .best_move
+        })
+        .collect();
+    assert!(moves.len() > 1, "level 1 always plays {moves:?}");
+}
+
+/// Does playing `mv` let the opponent win at once?
+fn allows_win_in_one(position: &Position, mv: Move) -> bool {
+    let mut child = *position;
+    child.play(mv).expect("legal");
+    if child.status().is_over() {
+        return false;
+    }
+    let opponent = child.side_to_move();
+    child.legal_moves().iter().any(|&reply| {
+        let mut grandchild = child;
+        grandchild.play(reply).expect("legal");
+        matches!(grandchild.status(), Status::Won { winner, .. } if winner == opponent)
+    })
+}
+
+#[test]
+fn weak_levels_do_not_hang_the_king() {
+    let engine = engine();
+    let mut rng = Lcg(13);
+    let mut checked = 0;
+    for variant in [
+        Variant::standard(Rules::Copenhagen),
+        Variant::standard(Rules::Tablut),
+    ] {
+        for (index, game) in random_games(variant, 60, 80, &mut rng)
+            .into_iter()
+            .enumerate()
+        {
+            let position = game.position();
+            let moves = position.legal_moves();
+            if moves.iter().all(|&mv| allows_win_in_one(position, mv)) {
+                continue;
+            }
+            let level = Level::new(1 + (index % 3) as u32).expect("level");
+            let report = engine
+                .search(&game, &Limits::default(), level, index as u64)
+                .expect("answer");
+            assert!(
+                !allows_win_in_one(position, report.best_move),
+                "{} hangs in {}",
+                report.best_move,
+                position
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50);
+}
+
+#[test]
+fn evaluate_is_from_the_side_to_move() {
+    // The king one step from an open corner is good for the defenders, whoever is to move.
+    let defenders = game_from(
+        Rules::Copenhagen,
+        "/11/11/11/11/11/4t6/11/11/11/11/3K3t3/ d",
+    );
+    let attackers = game_from(
+        Rules::Copenhagen,
+        "/11/11/11/11/11/4t6/11/11/11/11/3K3t3/ a",
+    );
+    assert!(evaluate(defenders.position()) > 0);
+    assert!(evaluate(attackers.position()) < 0);
+    let _ = Side::Attackers;
+}
+
+#[test]
+#[ignore = "a strength match: minutes"]
+fn higher_levels_beat_lower_ones() {
+    let engine = engine();
+    let mut points = 0.0;
+    let games = 8;
+    for index in 0..games {
+        let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+        let strong_side = if index % 2 == 0 {
+            Side::Attackers
+        } else {
+            Side::Defenders
+        };
+        while !game.status().is_over() && game.ply() < 300 {
+            let side = game.position().side_to_move();
+            let level = Level::new(if side == strong_side { 6 } else { 1 }).expect("level");
+            let report = engine
+                .search(
+                    &game,
+                    &Limits::default(),
+                    level,
+                    index * 1000 + game.ply() as u64,
+                )
+                .expect("answer");
+            game.play_move(report.best_move).expect("legal");
+        }
+        points += match game.status() {
+            Status::Won { winner, .. } if winner == strong_side => 1.0,
+            Status::Won { .. } => 0.0,
+            _ => 0.5,
+        };
+    }
+    println!("level 6 vs level 1: {points}/{games}");
+    assert!(points > games as f64 / 2.0);
+}
 
 #[test]
 #[ignore = "prints the bench figures; run with --ignored --nocapture"]
 fn bench_prints_nodes() {
-    let summary = run(&BenchArgs {
+    let summary = tafl::search::bench::run(&tafl::search::bench::BenchArgs {
         depth: 5,
         hash_mb: 16,
     });

@@ -108,6 +108,11 @@ impl<'a> Clock<'a> {
         self.may_stop_soft && self.soft_end.is_some_and(|end| now >= end)
     }
 
+    /// The hard deadline (or the stop flag) has come.
+    pub fn past_deadline(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.hard_end.is_some_and(|end| Instant::now() >= end)
+    }
+
     /// Is another iteration worth starting after `depth` completed with `nodes` spent?
     pub fn may_start_iteration(&self, depth: u32, nodes: u64) -> bool {
         if depth >= self.max_depth || nodes >= self.max_nodes || self.stopped {

@@ -96,7 +96,7 @@ pub const TEMPO: i32 = 15;
 // ---------------------------------------------------------------- search
 
 /// Nodes between two looks at the clock and the stop flag.
-pub const CHECK_EVERY_NODES: u64 = 1024;
+pub const CHECK_EVERY_NODES: u64 = 128;
 /// Aspiration window half-width around the last iteration's score.
 pub const ASPIRATION_WINDOW: i32 = 60;
 /// Iterations up to this depth search the full window.

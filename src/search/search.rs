@@ -121,6 +121,10 @@ impl<'a> Searcher<'a> {
                 .map_while(|mv| *mv)
                 .collect();
             let Some(&best_move) = pv.first() else { break };
+            if depth == 1 && self.clock.past_deadline() {
+                // Too late for any answer: the caller's deadline has gone.
+                return None;
+            }
             best = Some(Outcome {
                 best_move,
                 score,
