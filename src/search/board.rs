@@ -2,8 +2,11 @@
 //!
 //! Built once per evaluated node from the rules' bitboards (a few dozen
 //! pieces), it answers "what stands on this square" in one load, which the
-//! ray walks of the evaluation want. It knows only the geometry the rules
-//! publish (throne, corners, edge, who may pass what), never the rules' logic.
+//! ray walks of the evaluation want, and keeps each side as a small bitset
+//! for the flood fills of the cordon terms. Squares are indexed rank × 16 +
+//! file, so a step is an addition and a file or rank a mask, never a
+//! division. It knows only the geometry the rules publish (throne, corners,
+//! edge, who may pass what), never the rules' logic.
 
 use arrayvec::ArrayVec;
 
@@ -14,53 +17,178 @@ pub(crate) const ATTACKER: u8 = 1;
 pub(crate) const DEFENDER: u8 = 2;
 pub(crate) const KING: u8 = 3;
 
-/// Largest board area (13×13).
-pub(crate) const MAX_CELLS: usize = 169;
+/// Cells of the 16-wide layout (13 ranks).
+pub(crate) const CELLS: usize = 13 * 16;
 
 /// Steps of the four directions as (file, rank) deltas.
 const DIRECTIONS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
+/// A set of squares in the 16-wide layout.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(crate) struct Bits([u64; 4]);
+
+impl Bits {
+    #[inline]
+    pub fn set(&mut self, index: usize) {
+        self.0[index >> 6] |= 1 << (index & 63);
+    }
+
+    #[inline]
+    pub fn has(self, index: usize) -> bool {
+        self.0[index >> 6] >> (index & 63) & 1 != 0
+    }
+
+    #[inline]
+    pub fn count(self) -> u32 {
+        self.0.iter().map(|word| word.count_ones()).sum()
+    }
+
+    #[inline]
+    pub fn and(self, other: Bits) -> Bits {
+        Bits(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+
+    #[inline]
+    pub fn or(self, other: Bits) -> Bits {
+        Bits(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    #[inline]
+    pub fn minus(self, other: Bits) -> Bits {
+        Bits(std::array::from_fn(|i| self.0[i] & !other.0[i]))
+    }
+
+    /// Every square moved `k` (< 64) indices up.
+    #[inline]
+    fn shl(self, k: u32) -> Bits {
+        let w = self.0;
+        Bits([
+            w[0] << k,
+            w[1] << k | w[0] >> (64 - k),
+            w[2] << k | w[1] >> (64 - k),
+            w[3] << k | w[2] >> (64 - k),
+        ])
+    }
+
+    /// Every square moved `k` (< 64) indices down.
+    #[inline]
+    fn shr(self, k: u32) -> Bits {
+        let w = self.0;
+        Bits([
+            w[0] >> k | w[1] << (64 - k),
+            w[1] >> k | w[2] << (64 - k),
+            w[2] >> k | w[3] << (64 - k),
+            w[3] >> k,
+        ])
+    }
+
+    /// The set with every orthogonal neighbour added (off-board bits land on files 13-15 or past rank 13
+    /// and must be masked by the caller).
+    #[inline]
+    fn grow(self) -> Bits {
+        self.or(self.shl(1))
+            .or(self.shr(1))
+            .or(self.shl(16))
+            .or(self.shr(16))
+    }
+
+    /// Squares diagonally up-right and up-left of a member.
+    #[inline]
+    pub fn up_diagonals(self) -> (Bits, Bits) {
+        (self.shl(17), self.shl(15))
+    }
+
+    /// Everything reachable from `seeds` by orthogonal steps inside `passable`.
+    #[inline]
+    pub fn flood(seeds: Bits, passable: Bits) -> Bits {
+        let mut region = seeds.and(passable);
+        loop {
+            let grown = region.grow().and(passable);
+            if grown == region {
+                return region;
+            }
+            region = grown;
+        }
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct Board {
     pub size: usize,
-    pub cells: [u8; MAX_CELLS],
+    pub cells: [u8; CELLS],
     pub king: Option<usize>,
     pub rules: Rules,
     pub side_to_move: Side,
+    pub attackers: Bits,
+    pub defenders: Bits,
     pub attacker_count: i32,
     pub defender_count: i32,
     pub throne: usize,
+    /// Every square of the board.
+    pub on_board: Bits,
+    pub edge: Bits,
 }
 
-/// Index of a square on a board of `size`: rank-major.
-pub(crate) fn index_of(square: Square, size: usize) -> usize {
-    square.rank() as usize * size + square.file() as usize
+/// Index of a square: rank × 16 + file.
+#[inline]
+pub(crate) fn index_of(square: Square) -> usize {
+    square.rank() as usize * 16 + square.file() as usize
+}
+
+/// Board and edge masks for a board of `size`.
+fn masks(size: usize) -> (Bits, Bits) {
+    let mut on_board = Bits::default();
+    let mut edge = Bits::default();
+    for rank in 0..size {
+        for file in 0..size {
+            let index = rank * 16 + file;
+            on_board.set(index);
+            if rank == 0 || file == 0 || rank == size - 1 || file == size - 1 {
+                edge.set(index);
+            }
+        }
+    }
+    (on_board, edge)
+}
+
+thread_local! {
+    /// Masks for 9, 11 and 13.
+    static MASKS: [(Bits, Bits); 3] = [masks(9), masks(11), masks(13)];
 }
 
 impl Board {
     pub fn new(position: &Position) -> Board {
         let variant = position.variant();
         let size = variant.size.get() as usize;
+        let (on_board, edge) = MASKS.with(|masks| masks[(size - 9) / 2]);
         let mut board = Board {
             size,
-            cells: [EMPTY; MAX_CELLS],
+            cells: [EMPTY; CELLS],
             king: None,
             rules: variant.rules,
             side_to_move: position.side_to_move(),
+            attackers: Bits::default(),
+            defenders: Bits::default(),
             attacker_count: 0,
             defender_count: 0,
-            throne: (size / 2) * size + size / 2,
+            throne: (size / 2) * 16 + size / 2,
+            on_board,
+            edge,
         };
         for square in position.attackers().iter() {
-            board.cells[index_of(square, size)] = ATTACKER;
+            let index = index_of(square);
+            board.cells[index] = ATTACKER;
+            board.attackers.set(index);
             board.attacker_count += 1;
         }
         for square in position.defenders().iter() {
-            board.cells[index_of(square, size)] = DEFENDER;
+            let index = index_of(square);
+            board.cells[index] = DEFENDER;
+            board.defenders.set(index);
             board.defender_count += 1;
         }
         if let Some(square) = position.king() {
-            let index = index_of(square, size);
+            let index = index_of(square);
             board.cells[index] = KING;
             board.king = Some(index);
         }
@@ -69,18 +197,17 @@ impl Board {
 
     #[inline]
     pub fn file(&self, index: usize) -> usize {
-        index % self.size
+        index & 15
     }
 
     #[inline]
     pub fn rank(&self, index: usize) -> usize {
-        index / self.size
+        index >> 4
     }
 
     #[inline]
     pub fn is_edge(&self, index: usize) -> bool {
-        let (file, rank) = (self.file(index), self.rank(index));
-        file == 0 || rank == 0 || file == self.size - 1 || rank == self.size - 1
+        self.edge.has(index)
     }
 
     #[inline]
@@ -99,8 +226,14 @@ impl Board {
         if file < 0 || rank < 0 || file >= size || rank >= size {
             None
         } else {
-            Some((rank * size + file) as usize)
+            Some((rank * 16 + file) as usize)
         }
+    }
+
+    /// The square at `file`, `rank` (both on the board).
+    #[inline]
+    pub fn at(&self, file: usize, rank: usize) -> usize {
+        rank * 16 + file
     }
 
     pub fn directions() -> [(i32, i32); 4] {
@@ -114,7 +247,7 @@ impl Board {
     }
 
     /// Corners the king would have an open line to if he stood on `from`
-    /// (his real square counted as empty), as a 4-bit mask by corner order.
+    /// (his real square counted as empty), as a 4-bit mask by corner.
     pub fn open_corner_lines(&self, from: usize) -> u8 {
         let mut mask = 0u8;
         if !self.is_edge(from) {
@@ -166,10 +299,13 @@ impl Board {
     }
 
     /// The squares strictly between the king and each corner he has an open line to
-    /// (the squares an attacker must block), as a list.
+    /// (the squares an attacker must block).
     pub fn route_block_squares(&self, out: &mut ArrayVec<usize, 32>) {
         out.clear();
         let Some(king) = self.king else { return };
+        if !self.is_edge(king) {
+            return;
+        }
         for direction in DIRECTIONS {
             let mut line_len = 0;
             let mut current = king;
@@ -242,8 +378,9 @@ impl Board {
         }
     }
 
-    /// Sides of the king that hold an attacker or count as hostile, when he can be captured where he
-    /// stands at all; `None` when he cannot (Copenhagen and Fetlar: on the edge; or no king).
+    /// Sides of the king that hold an attacker or count as hostile, and one empty side, when he can be
+    /// captured where he stands at all; `None` when he cannot (Copenhagen and Fetlar: on the edge; or no
+    /// king).
     pub fn king_pressure(&self) -> Option<(u32, Option<usize>)> {
         let king = self.king?;
         if self.rules != Rules::Tablut && self.is_edge(king) {
@@ -264,52 +401,85 @@ impl Board {
         Some((hostile, open))
     }
 
-    /// Can the attackers (to move) capture the king with their next move?
-    pub fn king_capturable_now(&self) -> bool {
+    /// The one empty square next to the king an attacker could take him from, if three sides are closed.
+    pub fn king_capture_square(&self) -> Option<usize> {
         match self.king_pressure() {
-            Some((3, Some(open))) => self.attacker_can_reach(open),
-            _ => false,
+            Some((3, open)) => open,
+            _ => None,
         }
     }
 
-    /// Marks every square reachable from the `sources` by orthogonal steps through squares holding no
-    /// attacker. Returns the number marked.
-    pub fn flood_without_attackers(
-        &self,
-        sources: impl Iterator<Item = usize>,
-        seen: &mut [bool; MAX_CELLS],
-    ) -> usize {
-        let mut stack = [0u8; MAX_CELLS];
-        let mut top = 0;
-        let mut count = 0;
-        for source in sources {
-            if !seen[source] && self.cells[source] != ATTACKER {
-                seen[source] = true;
-                stack[top] = source as u8;
-                top += 1;
-                count += 1;
-            }
+    /// Can the attackers (to move) capture the king with their next move?
+    pub fn king_capturable_now(&self) -> bool {
+        self.king_capture_square()
+            .is_some_and(|square| self.attacker_can_reach(square))
+    }
+
+    /// Squares reachable from the edge by orthogonal steps through squares holding no attacker.
+    #[inline]
+    pub fn open_to_edge(&self) -> Bits {
+        let passable = self.on_board.minus(self.attackers);
+        Bits::flood(self.edge, passable)
+    }
+
+    /// The king's pocket: squares he reaches by orthogonal steps through squares holding no attacker.
+    pub fn king_pocket(&self) -> Bits {
+        let mut seed = Bits::default();
+        if let Some(king) = self.king {
+            seed.set(king);
         }
-        while top > 0 {
-            top -= 1;
-            let index = stack[top] as usize;
-            for direction in DIRECTIONS {
-                if let Some(next) = self.step(index, direction)
-                    && !seen[next]
-                    && self.cells[next] != ATTACKER
-                {
-                    seen[next] = true;
-                    stack[top] = next as u8;
-                    top += 1;
-                    count += 1;
+        Bits::flood(seed, self.on_board.minus(self.attackers))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{BoardSize, Game, Status, Variant};
+
+    /// Random games on every variant; the quick tactical tests must agree with playing every move.
+    #[test]
+    fn tactical_shortcuts_agree_with_the_rules() {
+        let mut state = 17u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % n as u64) as usize
+        };
+        let mut checked = 0;
+        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+            for size in [9, 11, 13] {
+                let variant = Variant::new(rules, BoardSize::new(size).expect("size"));
+                for _ in 0..40 {
+                    let mut game = Game::new(variant);
+                    for _ in 0..300 {
+                        let position = *game.position();
+                        let board = Board::new(&position);
+                        let moves = position.legal_moves();
+                        let wins = |mv| {
+                            let mut child = position;
+                            child.play_unchecked(mv);
+                            matches!(child.status(), Status::Won { winner, reason: crate::rules::EndReason::KingCaptured | crate::rules::EndReason::KingEscaped } if winner == position.side_to_move())
+                        };
+                        let winning = moves.iter().any(|&mv| wins(mv));
+                        let shortcut = match position.side_to_move() {
+                            Side::Attackers => board.king_capturable_now(),
+                            Side::Defenders => board
+                                .king
+                                .is_some_and(|king| board.open_corner_lines(king) != 0),
+                        };
+                        assert_eq!(winning, shortcut, "{position}");
+                        checked += 1;
+                        let mv = moves[next(moves.len())];
+                        game.play_move(mv).expect("legal");
+                        if game.status().is_over() {
+                            break;
+                        }
+                    }
                 }
             }
         }
-        count
-    }
-
-    /// All edge squares' indices.
-    pub fn edge_squares(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.size * self.size).filter(|&index| self.is_edge(index))
+        assert!(checked > 1000);
     }
 }

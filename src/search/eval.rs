@@ -14,7 +14,7 @@
 //! - corner guards (attackers on b3/c2-like squares, none on a2/b1);
 //! - edge forts in Copenhagen: the king on the edge walled by defenders.
 
-use super::board::{ATTACKER, Board, DEFENDER, MAX_CELLS};
+use super::board::{ATTACKER, Board, DEFENDER};
 use super::params::*;
 use crate::rules::{Position, Rules, Side};
 
@@ -101,41 +101,22 @@ fn king_danger(board: &Board) -> i32 {
 
 /// The cordon: the king and defenders cut off from the edge.
 fn encirclement(board: &Board) -> i32 {
-    let mut open_to_edge = [false; MAX_CELLS];
-    board.flood_without_attackers(board.edge_squares(), &mut open_to_edge);
-    let mut score = 0;
-    let area = board.size * board.size;
-    for (cell, open) in board.cells[..area].iter().zip(&open_to_edge) {
-        if *cell == DEFENDER && !open {
-            score += DEFENDER_ENCLOSED;
-        }
-    }
+    let open = board.open_to_edge();
+    let mut score = board.defenders.minus(open).count() as i32 * DEFENDER_ENCLOSED;
     let king = board.king.expect("checked by the caller");
-    if !open_to_edge[king] {
-        let mut pocket = [false; MAX_CELLS];
-        let pocket_size = board.flood_without_attackers(std::iter::once(king), &mut pocket);
-        score += KING_ENCLOSED + (area - pocket_size.min(area)) as i32 * KING_POCKET_SQUARE;
+    if !open.has(king) {
+        let area = (board.size * board.size) as i32;
+        let pocket = board.king_pocket().count() as i32;
+        score += KING_ENCLOSED + (area - pocket).max(0) * KING_POCKET_SQUARE;
     }
     score
 }
 
+/// Links of the attackers' chain: pairs touching diagonally.
 fn diagonal_links(board: &Board) -> i32 {
-    let mut links = 0;
-    let size = board.size;
-    for index in 0..size * size {
-        if board.cells[index] != ATTACKER {
-            continue;
-        }
-        // Count each pair once: look up-left and up-right only.
-        for direction in [(1, 1), (-1, 1)] {
-            if let Some(next) = board.step(index, direction)
-                && board.cells[next] == ATTACKER
-            {
-                links += 1;
-            }
-        }
-    }
-    links * ATTACKER_DIAGONAL_LINK
+    let (up_right, up_left) = board.attackers.up_diagonals();
+    let links = board.attackers.and(up_right).count() + board.attackers.and(up_left).count();
+    links as i32 * ATTACKER_DIAGONAL_LINK
 }
 
 fn corner_guards(board: &Board) -> i32 {
@@ -148,7 +129,7 @@ fn corner_guards(board: &Board) -> i32 {
         let at = |dfile: i32, drank: i32| {
             let file = corner_file + dfile * toward_file;
             let rank = corner_rank + drank * toward_rank;
-            board.cells[(rank * board.size as i32 + file) as usize]
+            board.cells[board.at(file as usize, rank as usize)]
         };
         let guards = [at(1, 2), at(2, 1)];
         let held = guards.iter().filter(|&&cell| cell == ATTACKER).count() as i32;

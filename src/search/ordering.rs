@@ -42,11 +42,12 @@ impl MovePicker {
     ) -> MovePicker {
         let mut scored = ArrayVec::new();
         let side = board.side_to_move;
+        let king_facts = KingFacts::new(board);
         for &mv in moves.iter() {
             if Some(mv) == skip {
                 continue;
             }
-            let mut score = static_order(board, mv, route_blocks);
+            let mut score = static_order(board, &king_facts, mv, route_blocks);
             if score < ORDER_KILLER_SECOND {
                 if Some(mv) == killers[0] {
                     score = ORDER_KILLER_FIRST;
@@ -83,11 +84,40 @@ impl MovePicker {
     }
 }
 
+/// What move ordering needs to know of the king, found once per node.
+pub(crate) struct KingFacts {
+    /// The square that would complete his capture, with three sides closed.
+    capture_square: Option<usize>,
+    /// His neighbours (`usize::MAX` where off the board), when he can be captured where he stands.
+    neighbours: [usize; 4],
+}
+
+impl KingFacts {
+    pub fn new(board: &Board) -> KingFacts {
+        let mut neighbours = [usize::MAX; 4];
+        if board.king_pressure().is_some()
+            && let Some(king) = board.king
+        {
+            for (slot, direction) in neighbours.iter_mut().zip(Board::directions()) {
+                *slot = board.step(king, direction).unwrap_or(usize::MAX);
+            }
+        }
+        KingFacts {
+            capture_square: board.king_capture_square(),
+            neighbours,
+        }
+    }
+}
+
 /// Everything known about a move without the killers and history.
-pub(crate) fn static_order(board: &Board, mv: Move, route_blocks: &[usize]) -> i32 {
-    let size = board.size;
-    let from = index_of(mv.from, size);
-    let to = index_of(mv.to, size);
+pub(crate) fn static_order(
+    board: &Board,
+    king: &KingFacts,
+    mv: Move,
+    route_blocks: &[usize],
+) -> i32 {
+    let from = index_of(mv.from);
+    let to = index_of(mv.to);
     let piece = board.cells[from];
     let mut score = 0;
     if piece == KING {
@@ -100,16 +130,14 @@ pub(crate) fn static_order(board: &Board, mv: Move, route_blocks: &[usize]) -> i
         }
     }
     if piece == ATTACKER {
+        if king.capture_square == Some(to) {
+            return ORDER_WIN;
+        }
         if route_blocks.contains(&to) {
             score += ORDER_BLOCK_ROUTE;
         }
-        if let Some((sides, open)) = board.king_pressure() {
-            if sides == 3 && open == Some(to) {
-                return ORDER_WIN;
-            }
-            if board.king.is_some_and(|king| is_neighbour(board, king, to)) {
-                score += ORDER_KING_NEIGHBOUR;
-            }
+        if king.neighbours.contains(&to) {
+            score += ORDER_KING_NEIGHBOUR;
         }
     }
     let captured = count_captures(board, piece, from, to);
@@ -117,12 +145,6 @@ pub(crate) fn static_order(board: &Board, mv: Move, route_blocks: &[usize]) -> i
         score += ORDER_CAPTURE + captured * ORDER_CAPTURE_EACH;
     }
     score
-}
-
-fn is_neighbour(board: &Board, a: usize, b: usize) -> bool {
-    Board::directions()
-        .iter()
-        .any(|&direction| board.step(a, direction) == Some(b))
 }
 
 /// Custodial captures the move would make, as the rules take them (an estimate: shieldwalls and

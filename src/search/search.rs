@@ -484,7 +484,7 @@ impl<'a> Searcher<'a> {
         board.route_block_squares(&mut blocks);
         let mut best = -(WIN - (ply as i32 + 2));
         for mv in position.legal_moves() {
-            if !blocks.contains(&super::board::index_of(mv.to, board.size)) {
+            if !blocks.contains(&super::board::index_of(mv.to)) {
                 continue;
             }
             let mut child = *position;

@@ -38,7 +38,7 @@ pub(crate) struct Entry {
     pub bound: Bound,
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Slot {
     check: u64,
     data: u64,
@@ -57,11 +57,13 @@ impl Slot {
 }
 
 pub(crate) struct Table {
-    buckets: Vec<[Slot; 2]>,
+    /// Buckets of two slots, each slot two words (check, data): zeroed memory straight from the
+    /// allocator, so pages are touched only when used.
+    words: Vec<u64>,
     epoch: u64,
 }
 
-const SLOT_BYTES: usize = std::mem::size_of::<[Slot; 2]>();
+const BUCKET_WORDS: usize = 4;
 const EPOCH_SHIFT: u32 = 50;
 const EPOCH_MAX: u64 = (1 << 14) - 1;
 const SCORE_BITS: u32 = 24;
@@ -79,9 +81,9 @@ pub(crate) fn unpack_move(bits: u16) -> Option<Move> {
 
 impl Table {
     pub fn new(megabytes: usize) -> Table {
-        let count = (megabytes.max(1) << 20) / SLOT_BYTES;
+        let buckets = ((megabytes.max(1) << 20) / (8 * BUCKET_WORDS)).max(1024);
         Table {
-            buckets: vec![[Slot::default(); 2]; count.max(1024)],
+            words: vec![0; buckets * BUCKET_WORDS],
             epoch: 0,
         }
     }
@@ -89,23 +91,37 @@ impl Table {
     /// Starts a search: every entry written before is forgotten.
     pub fn new_search(&mut self) {
         if self.epoch == EPOCH_MAX {
-            self.buckets
-                .iter_mut()
-                .for_each(|bucket| *bucket = [Slot::default(); 2]);
+            self.words.iter_mut().for_each(|word| *word = 0);
             self.epoch = 0;
         }
         self.epoch += 1;
     }
 
     #[inline]
+    fn slots(&self, index: usize) -> [Slot; 2] {
+        let words = &self.words[index..index + BUCKET_WORDS];
+        [
+            Slot {
+                check: words[0],
+                data: words[1],
+            },
+            Slot {
+                check: words[2],
+                data: words[3],
+            },
+        ]
+    }
+
+    #[inline]
     fn bucket(&self, hash: u64) -> usize {
-        ((hash as u128 * self.buckets.len() as u128) >> 64) as usize
+        let buckets = self.words.len() / BUCKET_WORDS;
+        ((hash as u128 * buckets as u128) >> 64) as usize * BUCKET_WORDS
     }
 
     /// Scores of wins are stored relative to the node, read back relative to the root.
     #[inline]
     pub fn probe(&self, hash: u64, ply: usize) -> Option<Entry> {
-        let bucket = &self.buckets[self.bucket(hash)];
+        let bucket = self.slots(self.bucket(hash));
         let slot = bucket.iter().find(|slot| slot.holds(hash, self.epoch))?;
         let data = slot.data;
         let bound = match (data >> 48) & 3 {
@@ -126,7 +142,7 @@ impl Table {
     pub fn store(&mut self, hash: u64, ply: usize, entry: Entry) {
         let epoch = self.epoch;
         let index = self.bucket(hash);
-        let bucket = &mut self.buckets[index];
+        let bucket = self.slots(index);
         let packed_move = entry.best_move.map_or(0, pack_move) as u64;
         let score = (score_to_table(entry.score, ply) as u32 as u64) & ((1 << SCORE_BITS) - 1);
         let depth = entry.depth.clamp(0, 255) as u64;
@@ -146,10 +162,8 @@ impl Table {
         } else {
             1
         };
-        bucket[slot] = Slot {
-            check: hash ^ data,
-            data,
-        };
+        self.words[index + 2 * slot] = hash ^ data;
+        self.words[index + 2 * slot + 1] = data;
     }
 }
 
