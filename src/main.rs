@@ -27,6 +27,11 @@ enum Command {
     /// Count the move paths of a given length (the move generator's check);
     /// the last line printed is the count.
     Perft(PerftArgs),
+    /// Search a fixed set of positions to a fixed depth; prints total nodes (the search's fingerprint) and nodes/s.
+    Bench(tafl::search::bench::BenchArgs),
+    /// Self-play between two engine settings from the standard start and varied openings; prints the score
+    /// with a 95% confidence interval and the Elo difference.
+    Match(tafl::search::selfplay::MatchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -59,6 +64,11 @@ fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Serve(config) => serve(config),
         Command::Perft(args) => perft(&args),
+        Command::Bench(args) => {
+            tafl::search::bench::run(&args);
+            Ok(())
+        }
+        Command::Match(args) => tafl::search::selfplay::run(&args).map(|_| ()).context("tafl match"),
     }
 }
 
