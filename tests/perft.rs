@@ -345,6 +345,8 @@ struct Tally {
     plies: usize,
     captures: usize,
     shieldwall_captures: usize,
+    /// Positions where every legal move was played and compared.
+    divided: usize,
     endings: BTreeMap<String, usize>,
     divergences: Vec<String>,
 }
@@ -352,8 +354,8 @@ struct Tally {
 impl Tally {
     fn report(&self, title: &str) {
         println!(
-            "{title}: {} games, {} plies, {} captures ({} by shieldwall)",
-            self.games, self.plies, self.captures, self.shieldwall_captures
+            "{title}: {} games, {} plies, {} captures ({} by shieldwall), {} positions with every move compared",
+            self.games, self.plies, self.captures, self.shieldwall_captures, self.divided
         );
         for (ending, count) in &self.endings {
             println!("    {count:6}  {ending}");
@@ -362,6 +364,10 @@ impl Tally {
 
     fn ended(&mut self, ending: &str) {
         *self.endings.entry(ending.to_string()).or_default() += 1;
+    }
+
+    fn ended_in(&mut self, rules: &str, ending: &str) {
+        self.ended(&format!("{rules:<10} {ending}"));
     }
 
     fn assert_agreed(&self) {
@@ -394,20 +400,20 @@ fn random_game(
         Ok(pair) => pair,
         Err(divergence) => {
             tally.divergences.push(divergence);
-            return tally.ended("diverged");
+            return tally.ended_in(rules, "diverged");
         }
     };
     for ply in 0..max_plies {
-        if every_move_interval > 0
-            && ply % every_move_interval == 0
-            && let Err(divergence) = pair.compare_every_move()
-        {
-            tally.divergences.push(divergence);
-            return tally.ended("diverged");
+        if every_move_interval > 0 && ply % every_move_interval == 0 {
+            tally.divided += 1;
+            if let Err(divergence) = pair.compare_every_move() {
+                tally.divergences.push(divergence);
+                return tally.ended_in(rules, "diverged");
+            }
         }
         let weighted = !rng.chance(10);
         let Some((from, to)) = pair.reference.random_move(rng, weighted) else {
-            return tally.ended(&pair.reference.outcome.to_string());
+            return tally.ended_in(rules, &pair.reference.outcome.to_string());
         };
         let walled = pair.reference.shieldwall_count(from, to);
         let played = pair
@@ -421,14 +427,14 @@ fn random_game(
             }
             Err(divergence) => {
                 tally.divergences.push(divergence);
-                return tally.ended("diverged");
+                return tally.ended_in(rules, "diverged");
             }
         }
         if pair.reference.outcome.is_over() {
-            return tally.ended(&pair.reference.outcome.to_string());
+            return tally.ended_in(rules, &pair.reference.outcome.to_string());
         }
     }
-    tally.ended("ongoing after the ply limit");
+    tally.ended_in(rules, "ongoing after the ply limit");
 }
 
 const RULESETS: [&str; 3] = ["copenhagen", "fetlar", "tablut"];
@@ -685,6 +691,111 @@ fn continuation(pair: &mut Lockstep, rng: &mut Rng, max_plies: usize, tally: &mu
         }
     }
     tally.ended("ongoing after the ply limit");
+}
+
+/// The hand-made positions of the reference's own rule tests below
+/// (attackers, defenders, king), each a corner case of some rule.
+const RULE_POSITIONS: &[(&str, &str, &str)] = &[
+    ("e3 a5", "e4", "h9"),
+    ("d4 f4", "e8", "h9"),
+    ("c5 e7 e3 k5", "d5 e6 e4", "h9"),
+    ("b7", "a3", "h9"),
+    ("a4", "f5", "h9"),
+    ("f5", "a4", "h9"),
+    ("a4", "f5", "f6"),
+    ("f5", "a4", "f6"),
+    ("c5", "b1", "h9"),
+    ("b1", "c5", "h9"),
+    ("d8", "c8", "e9"),
+    ("g9", "f7", "h9"),
+    ("c8 k8", "", "d8"),
+    ("b1 c2 d2 e2 f4", "c1 d1 e1", "h9"),
+    ("b1 c2 e2 f4", "c1 d1 e1", "h9"),
+    ("c2 d2 e2 f4", "c1 d1 e1", "h9"),
+    ("b2 c2 d5", "b1 c1", "h9"),
+    ("b1 c2 d2 e2 f4", "c1 e1", "d1"),
+    ("c1 d1", "b1 d2 e4", "c2"),
+    ("c1 d1", "c2 d2 e4", "b1"),
+    ("a4 b5 b6 b8 b9 a10 c7", "a5 a6 a8 a9", "h9"),
+    ("a4 b5 b6 b8 a10 c7", "a5 a6 a8 a9", "h9"),
+    ("b2 c2 e2 f2 g1 d5", "b1 c1 e1 f1", "h9"),
+    ("b1 c2 e1 d5", "c1 d1", "h9"),
+    ("b1 c2 d2 e2 f3 j1", "c1 d1 e1 f2", "h9"),
+    ("e9 e7 d8 k8", "", "e8"),
+    ("e9 e7 d8 k8", "k10", "e8"),
+    ("e7 g7 f11", "k10", "f7"),
+    ("e6 g6 f7 a5", "k10", "f6"),
+    ("e9 e7 k8", "k10", "e8"),
+    ("e9 e7 d8 f8 k2", "k10", "e8"),
+    ("d6 e7 e5 k2", "k10", "f6"),
+    ("a4 a6 c5", "", "a5"),
+    ("a3 c2", "k10", "a2"),
+    ("k9", "", "a5"),
+    ("h9", "", "e2"),
+    ("k8 h11", "d1 d2 f1 f2 e3 d5", "e1"),
+    ("k8 h11", "d1 d2 f1 f2 e2 d5", "e1"),
+    ("e3 h11", "d1 d2 f1 f2 d5", "e1"),
+    ("c1 h11", "d1 d2 f1 f2 e3 d5", "e1"),
+    ("k8 h11", "d1 d2 f1 f2 e3 d3", "e1"),
+    ("a3 a5 b3 k5", "c1 c2 d3 e3 f2 g1 d1", "e1"),
+    ("e5", "e6 a4", "h8"),
+    ("a2 b1 k10", "c1 b2 a3 k9 j10", "f5"),
+    ("b3 b4 b5 f3 f4 f5 c2 d2 e2 c6 d6 e9", "", "d4"),
+    ("b3 b4 b5 f3 f4 f5 c2 d2 e2 c6 d6 e9", "c4 e4", "d4"),
+    ("b3 b4 b5 f3 f4 f5 c2 d2 e2 c6 d6 e9", "h8", "d4"),
+    (
+        "b3 b4 b5 f3 f4 f5 c2 d2 e2 c6 d6 e9 h8 h10 g9 i9",
+        "h9",
+        "d4",
+    ),
+    ("a2 b1", "c1 b2 a3", "k5"),
+];
+
+/// Every rule-test position, under every ruleset, either side to move, on
+/// 11x11 and 13x13: every move compared, and on 11x11 every reply too.
+#[test]
+fn engine_agrees_with_reference_around_the_rule_positions() {
+    let clock = Instant::now();
+    let mut tally = Tally::default();
+    for &(attackers, defenders, king) in RULE_POSITIONS {
+        for size in [11, 13] {
+            for side in ['a', 'd'] {
+                let text = reference::position_text(size, attackers, defenders, king, side);
+                if Board::parse(&text, "copenhagen").is_err() {
+                    // e.g. a soldier on 13x13's throne: the engine must refuse it too
+                    let setup: PositionText = text.parse().expect("the engine parses the text");
+                    let refused = Position::from_setup(&setup, variant("copenhagen", size as u32));
+                    assert!(refused.is_err(), "the engine accepts {text}");
+                    continue;
+                }
+                for rules in RULESETS {
+                    tally.games += 1;
+                    let checked = Lockstep::new(&text, rules).and_then(|pair| {
+                        pair.compare_every_move()?;
+                        tally.divided += 1;
+                        if size > 11 {
+                            return Ok(());
+                        }
+                        for (from, to) in pair.reference.legal_moves() {
+                            let mut child = pair.clone();
+                            child.play(&reference::move_text(from, to))?;
+                            child.compare_every_move()?;
+                            tally.divided += 1;
+                        }
+                        Ok(())
+                    });
+                    if let Err(divergence) = checked {
+                        tally.divergences.push(divergence);
+                    }
+                }
+            }
+        }
+    }
+    tally.report(&format!(
+        "around the rule positions ({:?})",
+        clock.elapsed()
+    ));
+    tally.assert_agreed();
 }
 
 // ---------------------------------------------------------------- the reference itself
