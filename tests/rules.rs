@@ -336,23 +336,23 @@ fn parse_board(file: &str, case_line: usize, lines: &[(usize, String)]) -> Vec<V
         .iter()
         .map(|(line, text)| (*line, text.split_whitespace().collect()))
         .collect();
-    if let Some((line, tokens)) = ranks.last() {
-        if tokens.first() == Some(&"a") {
-            let expected: Vec<String> = (b'a'..)
-                .take(tokens.len())
-                .map(|b| (b as char).to_string())
-                .collect();
-            assert!(
-                tokens.iter().eq(expected.iter()),
-                "{file}:{line}: bad file letters line"
-            );
-            assert_eq!(
-                tokens.len(),
-                ranks.len() - 1,
-                "{file}:{line}: file letters do not match the board size"
-            );
-            ranks.pop();
-        }
+    if let Some((line, tokens)) = ranks.last()
+        && tokens.first() == Some(&"a")
+    {
+        let expected: Vec<String> = (b'a'..)
+            .take(tokens.len())
+            .map(|b| (b as char).to_string())
+            .collect();
+        assert!(
+            tokens.iter().eq(expected.iter()),
+            "{file}:{line}: bad file letters line"
+        );
+        assert_eq!(
+            tokens.len(),
+            ranks.len() - 1,
+            "{file}:{line}: file letters do not match the board size"
+        );
+        ranks.pop();
     }
     let size = ranks.len();
     assert!(
@@ -454,13 +454,13 @@ fn run_case(case: &Case) -> Result<(), String> {
         if &got != result {
             problems.push(format!("result: expected {result}, got {got}"));
         }
-        if let Some(expected) = repetitions {
-            if game.repetitions() != *expected {
-                problems.push(format!(
-                    "repetitions: expected {expected}, got {}",
-                    game.repetitions()
-                ));
-            }
+        if let Some(expected) = repetitions
+            && game.repetitions() != *expected
+        {
+            problems.push(format!(
+                "repetitions: expected {expected}, got {}",
+                game.repetitions()
+            ));
         }
         return if problems.is_empty() {
             Ok(())
@@ -520,14 +520,14 @@ fn run_case(case: &Case) -> Result<(), String> {
                     result_text(game.status())
                 ));
             }
-            if let Some(expected) = repetitions {
-                if game.repetitions() != *expected || played.repetitions != *expected {
-                    problems.push(format!(
-                        "repetitions: expected {expected}, got {} (played move says {})",
-                        game.repetitions(),
-                        played.repetitions
-                    ));
-                }
+            if let Some(expected) = repetitions
+                && (game.repetitions() != *expected || played.repetitions != *expected)
+            {
+                problems.push(format!(
+                    "repetitions: expected {expected}, got {} (played move says {})",
+                    game.repetitions(),
+                    played.repetitions
+                ));
             }
             if problems.is_empty() {
                 Ok(())
