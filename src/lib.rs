@@ -16,13 +16,15 @@
 //! let played = game.play("g3-e3xe2")?; // a capture list is checked when given
 //! assert_eq!(played.to_string(), "g3-e3xe2");
 //!
-//! // A custom start: the king one step from the corner.
-//! let text: PositionText = "/11/11/11/11/11/11/11/11/11/1K9/11/ d".parse()?;
+//! // A custom start: the king near a corner, one attacker far away.
+//! let text: PositionText = "/11/11/11/11/11/11/4t6/11/11/1K9/11/ d".parse()?;
 //! let mut game = Game::from_position(Position::from_setup(&text, Variant::standard(Rules::Copenhagen))?);
-//! let played = game.play("b2-b1")?;
-//! assert_eq!(played.status, Status::Ongoing);
-//! let played = game.play("b1-a1").unwrap_err();
-//! assert_eq!(played.to_string(), "ply 2: b1-a1: the piece on b1 is not one of the attackers, who are to move");
+//! assert_eq!(game.play("b2-b1")?.status, Status::Ongoing);
+//! game.play("e5-e4")?;
+//! let played = game.play("b1-a1")?;
+//! assert_eq!(played.status, Status::Won { winner: Side::Defenders, reason: EndReason::KingEscaped });
+//! let refused = game.play("e4-e5").unwrap_err();
+//! assert_eq!(refused.to_string(), "ply 4: the game is over: no move may follow");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
