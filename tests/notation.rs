@@ -37,8 +37,6 @@ fn move_text_errors_say_what_is_wrong() {
         ("e1-e4xe5/", "the capture list: expected a square such as e4"),
         ("e1-e4!", "unexpected \"!\" after the move: only a capture list and +, ++, -, -- may follow"),
         ("e1-e4+++", "unexpected \"+++\" after the move: only a capture list and +, ++, -, -- may follow"),
-        ("e1-e1", "e1-e1 does not move"),
-        ("e1-f4", "e1-f4 is not along a rank or a file"),
         ("ё1-e4", "the square the move starts from: 'ё' is not a file: files run from a to m"),
     ] {
         assert_eq!(text.parse::<MoveText>().unwrap_err().to_string(), error, "{text:?}");
@@ -95,6 +93,9 @@ fn game_errors_name_the_ply() {
         ("k6-k12", "ply 5: k6-k12: k12 is not on the 11×11 board"),
         ("c4-c5", "ply 5: c4-c5: the piece on c4 is not one of the attackers, who are to move"),
         ("c5-c6", "ply 5: c5-c6: there is no piece on c5"),
+        ("c4-d5", "ply 5: c4-d5: the piece on c4 is not one of the attackers, who are to move"),
+        ("d3-e4", "ply 5: d3-e4 is not along a rank or a file"),
+        ("d3-d3", "ply 5: d3-d3 does not move"),
         ("a4-a1", "ply 5: a4-a1 ends on a1: only the king may stop on the throne or a corner"),
         ("e1-e3", "ply 5: e1-e3 is blocked at e2"),
         ("f2-f3xf4", "ply 5: f2-f3 captures nothing, but the move says it captures f4"),

@@ -22,14 +22,15 @@ fn quote(text: &str) -> String {
     quoted
 }
 
-/// A move as written: two squares along a rank or file, and the captures
-/// the writer claims, if any.
+/// A move as written: two squares, and the captures the writer claims, if
+/// any. Whether the squares share a rank or file is the position's
+/// question, asked after whose piece it is (RULES.md rule 11).
 ///
 /// ```
 /// use tafl::rules::MoveText;
 /// let text: MoveText = "E1E4xe5xf5xe5+".parse()?;
 /// assert_eq!(text.to_string(), "e1-e4xe5/f5");
-/// assert!("e1-f4".parse::<MoveText>().is_err());
+/// assert!("e1-".parse::<MoveText>().is_err());
 /// # Ok::<(), tafl::rules::ParseMoveError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,10 +56,6 @@ pub enum ParseMoveError {
     Capture(ParseSquareError),
     /// Text after the move that is not a capture list or a mark.
     Trailing(String),
-    /// Both squares are the same.
-    SameSquare(Square),
-    /// The squares share neither rank nor file.
-    NotStraight(Square, Square),
 }
 
 impl fmt::Display for ParseMoveError {
@@ -70,10 +67,6 @@ impl fmt::Display for ParseMoveError {
             ParseMoveError::Capture(error) => write!(f, "the capture list: {error}"),
             ParseMoveError::Trailing(rest) => {
                 write!(f, "unexpected {:?} after the move: only a capture list and +, ++, -, -- may follow", quote(rest))
-            }
-            ParseMoveError::SameSquare(square) => write!(f, "{square}-{square} does not move"),
-            ParseMoveError::NotStraight(from, to) => {
-                write!(f, "{from}-{to} is not along a rank or a file")
             }
         }
     }
@@ -103,12 +96,6 @@ impl FromStr for MoveText {
         }
         if !matches!(rest, "" | "+" | "++" | "-" | "--") {
             return Err(ParseMoveError::Trailing(rest.to_owned()));
-        }
-        if from == to {
-            return Err(ParseMoveError::SameSquare(from));
-        }
-        if from.file() != to.file() && from.rank() != to.rank() {
-            return Err(ParseMoveError::NotStraight(from, to));
         }
         Ok(MoveText { from, to, captures })
     }

@@ -93,7 +93,7 @@ pub enum PlayError {
     NoPiece(Move),
     /// The piece there belongs to the side not to move.
     NotYourPiece { mv: Move, side_to_move: Side },
-    /// The squares share neither rank nor file, or are the same.
+    /// The squares share neither rank nor file, or are the same square.
     NotStraight(Move),
     /// A piece stands in the way.
     Blocked { mv: Move, at: Square },
@@ -116,7 +116,8 @@ impl fmt::Display for PlayError {
             PlayError::NotYourPiece { mv, side_to_move } => {
                 write!(f, "{mv}: the piece on {} is not one of the {side_to_move}, who are to move", mv.from)
             }
-            PlayError::NotStraight(mv) => write!(f, "{mv} is not a move along a rank or a file"),
+            PlayError::NotStraight(mv) if mv.from == mv.to => write!(f, "{mv} does not move"),
+            PlayError::NotStraight(mv) => write!(f, "{mv} is not along a rank or a file"),
             PlayError::Blocked { mv, at } => write!(f, "{mv} is blocked at {at}"),
             PlayError::ThroneInTheWay(mv) => {
                 write!(f, "{mv} crosses the throne: only the king may pass through it")
@@ -308,9 +309,10 @@ impl Position {
     /// Checks that `mv` is legal here.
     ///
     /// # Errors
-    /// [`PlayError`] saying why not: the game is over, a square is off the
-    /// board, no piece of the side to move stands on the first square, the
-    /// path is blocked, or a soldier would stop on (or, in Tablut, cross) the
+    /// [`PlayError`] saying why not, in the order of RULES.md rule 11: the
+    /// game is over, a square is off the board, no piece of the side to move
+    /// stands on the first square, the move is not along a line, the path is
+    /// blocked, or a soldier would stop on (or, in Tablut, cross) the
     /// throne or stop on a corner.
     pub fn check(&self, mv: Move) -> Result<(), PlayError> {
         if self.status.is_over() {
@@ -322,12 +324,12 @@ impl Position {
                 return Err(PlayError::OffBoard { mv, square, size });
             }
         }
-        if mv.from == mv.to || (mv.from.file() != mv.to.file() && mv.from.rank() != mv.to.rank()) {
-            return Err(PlayError::NotStraight(mv));
-        }
         let piece = self.piece_at(mv.from).ok_or(PlayError::NoPiece(mv))?;
         if !self.pieces(self.side_to_move).contains(mv.from) {
             return Err(PlayError::NotYourPiece { mv, side_to_move: self.side_to_move });
+        }
+        if mv.from == mv.to || (mv.from.file() != mv.to.file() && mv.from.rank() != mv.to.rank()) {
+            return Err(PlayError::NotStraight(mv));
         }
         let occupied = self.occupied();
         let geometry = self.geometry();
