@@ -6,7 +6,6 @@
 //! `cargo bench --bench rules`; the perft groups report leaves per second.
 
 #[path = "../tests/common/reference.rs"]
-#[allow(dead_code)]
 mod reference;
 
 use std::hint::black_box;
@@ -63,7 +62,12 @@ fn move_generation(c: &mut Criterion) {
         let moves: u64 = positions.iter().map(|p| p.legal_moves().len() as u64).sum();
         group.throughput(Throughput::Elements(moves));
         group.bench_function(format!("{size} start+middlegames"), |b| {
-            b.iter(|| positions.iter().map(|p| black_box(p).legal_moves().len()).sum::<usize>());
+            b.iter(|| {
+                positions
+                    .iter()
+                    .map(|p| black_box(p).legal_moves().len())
+                    .sum::<usize>()
+            });
         });
     }
     group.finish();
@@ -72,16 +76,29 @@ fn move_generation(c: &mut Criterion) {
 fn perft_leaves(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
     group.sample_size(10);
-    for (size, depth) in [(BoardSize::Nine, 4), (BoardSize::Eleven, 4), (BoardSize::Thirteen, 3)] {
+    for (size, depth) in [
+        (BoardSize::Nine, 4),
+        (BoardSize::Eleven, 4),
+        (BoardSize::Thirteen, 3),
+    ] {
         let start = Position::start(Variant::new(Rules::Copenhagen, size));
         group.throughput(Throughput::Elements(perft(&start, depth)));
-        group.bench_function(format!("{size} start depth {depth}"), |b| b.iter(|| perft(black_box(&start), depth)));
+        group.bench_function(format!("{size} start depth {depth}"), |b| {
+            b.iter(|| perft(black_box(&start), depth))
+        });
     }
     for size in sizes() {
         let positions = middlegames(size);
-        group.throughput(Throughput::Elements(positions.iter().map(|p| perft(p, 3)).sum()));
+        group.throughput(Throughput::Elements(
+            positions.iter().map(|p| perft(p, 3)).sum(),
+        ));
         group.bench_function(format!("{size} middlegames depth 3"), |b| {
-            b.iter(|| positions.iter().map(|p| perft(black_box(p), 3)).sum::<u64>());
+            b.iter(|| {
+                positions
+                    .iter()
+                    .map(|p| perft(black_box(p), 3))
+                    .sum::<u64>()
+            });
         });
     }
     group.finish();
@@ -98,7 +115,9 @@ fn reference_baseline(c: &mut Criterion) {
         group.bench_function(format!("11×11 start depth {depth}, reference"), |b| {
             b.iter(|| reference::perft(black_box(&text), "copenhagen", depth));
         });
-        group.bench_function(format!("11×11 start depth {depth}, engine"), |b| b.iter(|| perft(black_box(&start), depth)));
+        group.bench_function(format!("11×11 start depth {depth}, engine"), |b| {
+            b.iter(|| perft(black_box(&start), depth))
+        });
     }
     group.finish();
 }

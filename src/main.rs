@@ -68,14 +68,22 @@ fn main() -> anyhow::Result<()> {
             tafl::search::bench::run(&args);
             Ok(())
         }
-        Command::Match(args) => tafl::search::selfplay::run(&args).map(|_| ()).context("tafl match"),
+        Command::Match(args) => tafl::search::selfplay::run(&args)
+            .map(|_| ())
+            .context("tafl match"),
     }
 }
 
 fn perft(args: &PerftArgs) -> anyhow::Result<()> {
-    let setup = args.start.as_deref().map(str::parse::<PositionText>).transpose().context("--start")?;
+    let setup = args
+        .start
+        .as_deref()
+        .map(str::parse::<PositionText>)
+        .transpose()
+        .context("--start")?;
     let size = match (args.size, &setup) {
-        (Some(n), _) => BoardSize::new(n).with_context(|| format!("--size {n}: the board must be 9, 11 or 13"))?,
+        (Some(n), _) => BoardSize::new(n)
+            .with_context(|| format!("--size {n}: the board must be 9, 11 or 13"))?,
         (None, Some(setup)) => setup.size(),
         (None, None) => args.rules.default_size(),
     };
@@ -95,7 +103,11 @@ fn perft(args: &PerftArgs) -> anyhow::Result<()> {
         tafl::rules::perft(&position, args.depth)
     };
     let seconds = started.elapsed().as_secs_f64();
-    eprintln!("{variant}, depth {}: {seconds:.3} s, {:.1} M leaves/s", args.depth, count as f64 / seconds / 1e6);
+    eprintln!(
+        "{variant}, depth {}: {seconds:.3} s, {:.1} M leaves/s",
+        args.depth,
+        count as f64 / seconds / 1e6
+    );
     println!("{count}");
     Ok(())
 }

@@ -9,8 +9,16 @@ use tafl::rules::{
 
 fn variants() -> impl Strategy<Value = Variant> {
     (
-        prop_oneof![Just(Rules::Copenhagen), Just(Rules::Fetlar), Just(Rules::Tablut)],
-        prop_oneof![Just(BoardSize::Nine), Just(BoardSize::Eleven), Just(BoardSize::Thirteen)],
+        prop_oneof![
+            Just(Rules::Copenhagen),
+            Just(Rules::Fetlar),
+            Just(Rules::Tablut)
+        ],
+        prop_oneof![
+            Just(BoardSize::Nine),
+            Just(BoardSize::Eleven),
+            Just(BoardSize::Thirteen)
+        ],
     )
         .prop_map(|(rules, size)| Variant::new(rules, size))
 }
@@ -19,7 +27,9 @@ fn variants() -> impl Strategy<Value = Variant> {
 /// checker must sort into legal and illegal exactly as the generator does.
 fn straight_moves(size: BoardSize) -> Vec<Move> {
     let n = size.get();
-    let squares: Vec<Square> = (0..n).flat_map(|f| (0..n).map(move |r| Square::new(f, r).unwrap())).collect();
+    let squares: Vec<Square> = (0..n)
+        .flat_map(|f| (0..n).map(move |r| Square::new(f, r).unwrap()))
+        .collect();
     let mut moves = Vec::new();
     for &from in &squares {
         for &to in &squares {

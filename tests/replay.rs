@@ -20,7 +20,10 @@ fn real_games_replay_with_the_recorded_captures() {
         let columns: Vec<&str> = line.split(',').collect();
         assert_eq!(columns.len(), 4, "line {line_number}: expected 4 columns");
         let (moves, recorded) = (columns[0], columns[3]);
-        let moves: Vec<&str> = moves.split_whitespace().filter(|&token| token != "timeout").collect();
+        let moves: Vec<&str> = moves
+            .split_whitespace()
+            .filter(|&token| token != "timeout")
+            .collect();
         let mut game = Game::new(Variant::standard(Rules::Copenhagen));
         let mut ending = None;
         for (index, text) in moves.iter().enumerate() {
@@ -54,17 +57,29 @@ fn real_games_replay_with_the_recorded_captures() {
                 format!("decided on the last ply: {reason}")
             }
             Some((index, reason, _)) => {
-                early.push(format!("line {line_number}: ply {} of {}", index + 1, moves.len()));
+                early.push(format!(
+                    "line {line_number}: ply {} of {}",
+                    index + 1,
+                    moves.len()
+                ));
                 format!("ended by the rules before the record did: {reason}")
             }
         };
         *endings.entry(category).or_default() += 1;
     }
-    println!("{plies} plies replayed from {} games:", GAMES.lines().count());
+    println!(
+        "{plies} plies replayed from {} games:",
+        GAMES.lines().count()
+    );
     for (category, count) in &endings {
         println!("{count:>6}  {category}");
     }
     println!("ended early: {}", early.join(", "));
-    assert!(failures.is_empty(), "{} games failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} games failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!(GAMES.lines().count(), 1752);
 }

@@ -62,7 +62,10 @@ impl Bitboard {
     /// How many squares the set holds.
     #[must_use]
     pub const fn len(self) -> u32 {
-        self.0[0].count_ones() + self.0[1].count_ones() + self.0[2].count_ones() + self.0[3].count_ones()
+        self.0[0].count_ones()
+            + self.0[1].count_ones()
+            + self.0[2].count_ones()
+            + self.0[3].count_ones()
     }
 
     /// Whether the set is empty.
@@ -86,7 +89,10 @@ impl Bitboard {
 
     /// The squares in bit order (by rank, then file): the fast way round.
     pub(crate) fn squares(self) -> Squares {
-        Squares { words: self.0, word: 0 }
+        Squares {
+            words: self.0,
+            word: 0,
+        }
     }
 
     /// The first square in bit order, if any.
@@ -111,14 +117,24 @@ impl Bitboard {
     #[inline]
     pub(crate) const fn north(self) -> Bitboard {
         let [a, b, c, d] = self.0;
-        Bitboard([a << 16, b << 16 | a >> 48, c << 16 | b >> 48, d << 16 | c >> 48])
+        Bitboard([
+            a << 16,
+            b << 16 | a >> 48,
+            c << 16 | b >> 48,
+            d << 16 | c >> 48,
+        ])
     }
 
     /// Every square moved one rank down; rank 1 falls off.
     #[inline]
     pub(crate) const fn south(self) -> Bitboard {
         let [a, b, c, d] = self.0;
-        Bitboard([a >> 16 | b << 48, b >> 16 | c << 48, c >> 16 | d << 48, d >> 16])
+        Bitboard([
+            a >> 16 | b << 48,
+            b >> 16 | c << 48,
+            c >> 16 | d << 48,
+            d >> 16,
+        ])
     }
 
     /// Every square moved one file right, into the padding past the board's
@@ -140,13 +156,19 @@ impl Bitboard {
     /// The set with its orthogonal neighbours added (unmasked).
     #[inline]
     pub(crate) const fn grow(self) -> Bitboard {
-        self.or(self.north()).or(self.south()).or(self.east()).or(self.west())
+        self.or(self.north())
+            .or(self.south())
+            .or(self.east())
+            .or(self.west())
     }
 
     /// The orthogonal neighbours of the set's squares (unmasked, may include the set).
     #[inline]
     pub(crate) const fn neighbours(self) -> Bitboard {
-        self.north().or(self.south()).or(self.east()).or(self.west())
+        self.north()
+            .or(self.south())
+            .or(self.east())
+            .or(self.west())
     }
 
     pub(crate) const fn or(self, other: Bitboard) -> Bitboard {
@@ -177,7 +199,9 @@ impl Iterator for Squares {
             let bits = self.words[self.word];
             if bits != 0 {
                 self.words[self.word] = bits & (bits - 1);
-                return Some(Square::from_index(self.word as u32 * 64 + bits.trailing_zeros()));
+                return Some(Square::from_index(
+                    self.word as u32 * 64 + bits.trailing_zeros(),
+                ));
             }
             self.word += 1;
         }
@@ -216,7 +240,9 @@ impl FromIterator<Square> for Bitboard {
 
 impl fmt::Debug for Bitboard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter().map(|s| s.to_string())).finish()
+        f.debug_set()
+            .entries(self.iter().map(|s| s.to_string()))
+            .finish()
     }
 }
 

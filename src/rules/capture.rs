@@ -52,13 +52,16 @@ impl Position {
             let Some(beyond) = self.square_at(file + 2 * step_file, rank + 2 * step_rank) else {
                 continue;
             };
-            let neighbour = Square::new((file + step_file) as u8, (rank + step_rank) as u8).expect("between two squares");
+            let neighbour = Square::new((file + step_file) as u8, (rank + step_rank) as u8)
+                .expect("between two squares");
             if victims.contains(neighbour) && hostile.contains(beyond) {
                 captures = captures.with(neighbour);
             }
         }
         let geometry = self.geometry();
-        if self.variant.rules == Rules::Copenhagen && geometry.edge.minus(geometry.corners).contains(to) {
+        if self.variant.rules == Rules::Copenhagen
+            && geometry.edge.minus(geometry.corners).contains(to)
+        {
             captures |= self.shieldwall_captures(to);
         }
         captures
@@ -82,7 +85,10 @@ impl Position {
         for sign in [1, -1] {
             let mut run = Bitboard::EMPTY;
             let mut distance = 1;
-            while let Some(square) = self.square_at(file + distance * sign * along.0, rank + distance * sign * along.1) {
+            while let Some(square) = self.square_at(
+                file + distance * sign * along.0,
+                rank + distance * sign * along.1,
+            ) {
                 if !enemies.contains(square) {
                     let closed = friends.contains(square) || geometry.corners.contains(square);
                     if closed && run.len() >= 2 {
@@ -91,7 +97,10 @@ impl Position {
                     break;
                 }
                 let inner = self
-                    .square_at(square.file() as i8 + inward.0, square.rank() as i8 + inward.1)
+                    .square_at(
+                        square.file() as i8 + inward.0,
+                        square.rank() as i8 + inward.1,
+                    )
                     .expect("the edge's inner row is on the board");
                 if !friends.contains(inner) {
                     break;

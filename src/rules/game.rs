@@ -52,7 +52,11 @@ pub struct PlayedMove {
 /// The move as canonical text with its captures: `e1-e4xe5/f5`.
 impl fmt::Display for PlayedMove {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = MoveText { from: self.played.from, to: self.played.to, captures: Some(self.captures) };
+        let text = MoveText {
+            from: self.played.from,
+            to: self.played.to,
+            captures: Some(self.captures),
+        };
         text.fmt(f)
     }
 }
@@ -106,7 +110,12 @@ impl Game {
     /// repetition.
     #[must_use]
     pub fn from_position(start: Position) -> Game {
-        Game { history: vec![start], since_capture: 0, status: start.status(), repetitions: 1 }
+        Game {
+            history: vec![start],
+            since_capture: 0,
+            status: start.status(),
+            repetitions: 1,
+        }
     }
 
     /// The position now.
@@ -161,11 +170,17 @@ impl Game {
             return Err(error(GameErrorKind::Play(PlayError::GameOver)));
         }
         let text: MoveText = text.parse().map_err(|e| error(GameErrorKind::Parse(e)))?;
-        let mv = text.to_move(self.position()).map_err(|e| error(GameErrorKind::Play(e)))?;
+        let mv = text
+            .to_move(self.position())
+            .map_err(|e| error(GameErrorKind::Play(e)))?;
         let mut next = *self.position();
         let captures = next.play_unchecked(mv);
         if let Some(given) = text.captures.filter(|&given| given != captures) {
-            return Err(error(GameErrorKind::Play(PlayError::CaptureMismatch { mv, given, actual: captures })));
+            return Err(error(GameErrorKind::Play(PlayError::CaptureMismatch {
+                mv,
+                given,
+                actual: captures,
+            })));
         }
         Ok(self.push(mv, next, captures))
     }
@@ -177,7 +192,10 @@ impl Game {
     pub fn play_move(&mut self, mv: Move) -> Result<PlayedMove, GameError> {
         let index = self.ply();
         let mut next = *self.position();
-        let outcome = next.play(mv).map_err(|e| GameError { index, kind: GameErrorKind::Play(e) })?;
+        let outcome = next.play(mv).map_err(|e| GameError {
+            index,
+            kind: GameErrorKind::Play(e),
+        })?;
         Ok(self.push(mv, next, outcome.captures))
     }
 
@@ -188,18 +206,34 @@ impl Game {
         }
         self.history.push(next);
         let repeats = &self.history[self.since_capture..];
-        self.repetitions = repeats.iter().filter(|earlier| earlier.same_placement(&next)).count() as u32;
+        self.repetitions = repeats
+            .iter()
+            .filter(|earlier| earlier.same_placement(&next))
+            .count() as u32;
         self.status = next.status();
-        let decided_before_repetition = matches!(self.status.reason(), Some(reason) if reason != EndReason::NoMoves);
+        let decided_before_repetition =
+            matches!(self.status.reason(), Some(reason) if reason != EndReason::NoMoves);
         if self.repetitions >= 3 && !decided_before_repetition {
             match next.variant().rules {
                 Rules::Copenhagen => {
-                    self.status = Status::Won { winner: Side::Attackers, reason: EndReason::Repetition };
+                    self.status = Status::Won {
+                        winner: Side::Attackers,
+                        reason: EndReason::Repetition,
+                    };
                 }
-                Rules::Fetlar => self.status = Status::Drawn { reason: EndReason::Repetition },
+                Rules::Fetlar => {
+                    self.status = Status::Drawn {
+                        reason: EndReason::Repetition,
+                    }
+                }
                 Rules::Tablut => {}
             }
         }
-        PlayedMove { played, captures, status: self.status, repetitions: self.repetitions }
+        PlayedMove {
+            played,
+            captures,
+            status: self.status,
+            repetitions: self.repetitions,
+        }
     }
 }

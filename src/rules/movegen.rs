@@ -7,8 +7,8 @@ use arrayvec::ArrayVec;
 use super::bitboard::Bitboard;
 use super::position::Position;
 use super::side::Side;
-use super::variant::Rules;
 use super::square::Square;
+use super::variant::Rules;
 
 /// A move: a piece from one square to another along a rank or file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,7 +25,9 @@ impl Move {
         let (file, rank) = (i32::from(self.from.file()), i32::from(self.from.rank()));
         let step_file = (i32::from(self.to.file()) - file).signum();
         let step_rank = (i32::from(self.to.rank()) - rank).signum();
-        let steps = (i32::from(self.to.file()) - file).abs().max((i32::from(self.to.rank()) - rank).abs());
+        let steps = (i32::from(self.to.file()) - file)
+            .abs()
+            .max((i32::from(self.to.rank()) - rank).abs());
         (1..=steps).filter_map(move |k| {
             Square::new((file + k * step_file) as u8, (rank + k * step_rank) as u8)
         })
@@ -80,8 +82,10 @@ impl Position {
             along_file |= geometry.throne_in_line[file as usize];
         }
         (
-            line_reach(along_rank, u32::from(file), width) & !geometry.restricted_in_line[rank as usize],
-            line_reach(along_file, u32::from(rank), width) & !geometry.restricted_in_line[file as usize],
+            line_reach(along_rank, u32::from(file), width)
+                & !geometry.restricted_in_line[rank as usize],
+            line_reach(along_file, u32::from(rank), width)
+                & !geometry.restricted_in_line[file as usize],
         )
     }
 
@@ -113,10 +117,16 @@ impl Position {
     fn push_moves_from(&self, from: Square, occupied: Bitboard, moves: &mut MoveList) {
         let (along_rank, along_file) = self.reach(from, occupied, self.king.contains(from));
         for_each_bit(along_rank, |file| {
-            moves.push(Move { from, to: Square::new(file, from.rank()).expect("on the board") });
+            moves.push(Move {
+                from,
+                to: Square::new(file, from.rank()).expect("on the board"),
+            });
         });
         for_each_bit(along_file, |rank| {
-            moves.push(Move { from, to: Square::new(from.file(), rank).expect("on the board") });
+            moves.push(Move {
+                from,
+                to: Square::new(from.file(), rank).expect("on the board"),
+            });
         });
     }
 

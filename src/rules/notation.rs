@@ -61,12 +61,18 @@ pub enum ParseMoveError {
 impl fmt::Display for ParseMoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParseMoveError::Empty => f.write_str("the move is empty: expected a move such as e1-e4"),
+            ParseMoveError::Empty => {
+                f.write_str("the move is empty: expected a move such as e1-e4")
+            }
             ParseMoveError::From(error) => write!(f, "the square the move starts from: {error}"),
             ParseMoveError::To(error) => write!(f, "the square the move goes to: {error}"),
             ParseMoveError::Capture(error) => write!(f, "the capture list: {error}"),
             ParseMoveError::Trailing(rest) => {
-                write!(f, "unexpected {:?} after the move: only a capture list and +, ++, -, -- may follow", quote(rest))
+                write!(
+                    f,
+                    "unexpected {:?} after the move: only a capture list and +, ++, -, -- may follow",
+                    quote(rest)
+                )
             }
         }
     }
@@ -88,7 +94,8 @@ impl FromStr for MoveText {
         if rest.starts_with(['x', 'X']) {
             let mut set = Bitboard::EMPTY;
             while let Some(after) = rest.strip_prefix(['x', 'X', '/']) {
-                let (square, after) = Square::parse_prefix(after).map_err(ParseMoveError::Capture)?;
+                let (square, after) =
+                    Square::parse_prefix(after).map_err(ParseMoveError::Capture)?;
                 set = set.with(square);
                 rest = after;
             }
@@ -165,7 +172,11 @@ pub enum ParsePositionError {
     /// A run of empty squares that is 0, starts with 0 or is longer than any board.
     Run { rank: usize },
     /// A rank whose squares do not add up to the board's size.
-    RankLength { rank: usize, squares: usize, expected: usize },
+    RankLength {
+        rank: usize,
+        squares: usize,
+        expected: usize,
+    },
 }
 
 impl fmt::Display for ParsePositionError {
@@ -176,7 +187,11 @@ impl fmt::Display for ParsePositionError {
                 f.write_str("the position text has no side to move: end it with a space and a or d")
             }
             ParsePositionError::Side(side) => {
-                write!(f, "{:?} is not a side to move: expected a or d", quote(side))
+                write!(
+                    f,
+                    "{:?} is not a side to move: expected a or d",
+                    quote(side)
+                )
             }
             ParsePositionError::Trailing(rest) => {
                 write!(f, "unexpected {:?} after the side to move", quote(rest))
@@ -188,9 +203,16 @@ impl fmt::Display for ParsePositionError {
                 write!(f, "rank {rank}: {found:?} is not t, T, K or a number")
             }
             ParsePositionError::Run { rank } => {
-                write!(f, "rank {rank}: a run of empty squares must be a number from 1 to 13")
+                write!(
+                    f,
+                    "rank {rank}: a run of empty squares must be a number from 1 to 13"
+                )
             }
-            ParsePositionError::RankLength { rank, squares, expected } => {
+            ParsePositionError::RankLength {
+                rank,
+                squares,
+                expected,
+            } => {
                 write!(f, "rank {rank} has {squares} squares, expected {expected}")
             }
         }
@@ -263,7 +285,12 @@ impl PositionText {
                 't' => &mut self.attackers,
                 'T' => &mut self.defenders,
                 'K' => &mut self.kings,
-                found => return Err(ParsePositionError::Character { rank: rank_name, found }),
+                found => {
+                    return Err(ParsePositionError::Character {
+                        rank: rank_name,
+                        found,
+                    });
+                }
             };
             if file < width {
                 // Both below 13: checked by the size and the guard above.
@@ -274,7 +301,11 @@ impl PositionText {
         if file == width {
             Ok(())
         } else {
-            Err(ParsePositionError::RankLength { rank: rank_name, squares: file, expected: width })
+            Err(ParsePositionError::RankLength {
+                rank: rank_name,
+                squares: file,
+                expected: width,
+            })
         }
     }
 }
@@ -312,4 +343,7 @@ impl fmt::Display for PositionText {
     }
 }
 
-const _: () = assert!(MAX_BOARD_SIZE == 13, "the run check in read_rank assumes 13");
+const _: () = assert!(
+    MAX_BOARD_SIZE == 13,
+    "the run check in read_rank assumes 13"
+);

@@ -2,7 +2,12 @@
 
 use std::fmt;
 
+use super::bitboard::Bitboard;
+use super::position::Position;
 use super::side::Side;
+use super::square::Square;
+use super::variant::Rules;
+use super::zobrist::Piece;
 
 /// Why a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,12 +95,6 @@ impl fmt::Display for Status {
     }
 }
 
-use super::bitboard::Bitboard;
-use super::position::Position;
-use super::variant::Rules;
-use super::zobrist::Piece;
-use super::square::Square;
-
 impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the
     /// captures removed and the turn already passed (RULES.md rule 11).
@@ -103,21 +102,33 @@ impl Position {
         let geometry = self.geometry();
         let copenhagen = self.variant.rules == Rules::Copenhagen;
         if piece == Piece::King && geometry.corners.contains(to) {
-            return Status::Won { winner: Side::Defenders, reason: EndReason::KingEscaped };
+            return Status::Won {
+                winner: Side::Defenders,
+                reason: EndReason::KingEscaped,
+            };
         }
         match mover {
             Side::Attackers => {
                 if let Some(king) = self.captured_king(to) {
                     self.toggle_piece(Piece::King, king);
-                    return Status::Won { winner: Side::Attackers, reason: EndReason::KingCaptured };
+                    return Status::Won {
+                        winner: Side::Attackers,
+                        reason: EndReason::KingCaptured,
+                    };
                 }
                 if copenhagen && self.defenders_encircled() {
-                    return Status::Won { winner: Side::Attackers, reason: EndReason::Encircled };
+                    return Status::Won {
+                        winner: Side::Attackers,
+                        reason: EndReason::Encircled,
+                    };
                 }
             }
             Side::Defenders => {
                 if copenhagen && self.king_in_exit_fort() {
-                    return Status::Won { winner: Side::Defenders, reason: EndReason::ExitFort };
+                    return Status::Won {
+                        winner: Side::Defenders,
+                        reason: EndReason::ExitFort,
+                    };
                 }
             }
         }
@@ -133,8 +144,13 @@ impl Position {
         let stuck = self.side_to_move;
         let has_pieces = !self.pieces(stuck).is_empty();
         match self.variant.rules {
-            Rules::Fetlar | Rules::Tablut if has_pieces => Status::Drawn { reason: EndReason::NoMoves },
-            _ => Status::Won { winner: stuck.opponent(), reason: EndReason::NoMoves },
+            Rules::Fetlar | Rules::Tablut if has_pieces => Status::Drawn {
+                reason: EndReason::NoMoves,
+            },
+            _ => Status::Won {
+                winner: stuck.opponent(),
+                reason: EndReason::NoMoves,
+            },
         }
     }
 
@@ -179,7 +195,9 @@ impl Position {
     /// touches, walled by defenders the attackers can never break.
     fn king_in_exit_fort(&self) -> bool {
         let geometry = self.geometry();
-        let Some(king) = self.king.first() else { return false };
+        let Some(king) = self.king.first() else {
+            return false;
+        };
         if !geometry.edge.contains(king) {
             return false;
         }

@@ -63,18 +63,34 @@ impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PositionError::Size { text, variant } => {
-                write!(f, "the position is {text} but the game is played on {variant}")
+                write!(
+                    f,
+                    "the position is {text} but the game is played on {variant}"
+                )
             }
-            PositionError::KingCount(0) => f.write_str("there is no king: there must be exactly one"),
-            PositionError::KingCount(n) => write!(f, "there are {n} kings: there must be exactly one"),
+            PositionError::KingCount(0) => {
+                f.write_str("there is no king: there must be exactly one")
+            }
+            PositionError::KingCount(n) => {
+                write!(f, "there are {n} kings: there must be exactly one")
+            }
             PositionError::KingOnCorner(square) => {
-                write!(f, "the king stands on the corner {square}: the game would already be over")
+                write!(
+                    f,
+                    "the king stands on the corner {square}: the game would already be over"
+                )
             }
             PositionError::SoldierOnThrone(square) => {
-                write!(f, "a soldier stands on the throne {square}, where only the king may stand")
+                write!(
+                    f,
+                    "a soldier stands on the throne {square}, where only the king may stand"
+                )
             }
             PositionError::SoldierOnCorner(square) => {
-                write!(f, "a soldier stands on the corner {square}, where only the king may stand")
+                write!(
+                    f,
+                    "a soldier stands on the corner {square}, where only the king may stand"
+                )
             }
         }
     }
@@ -88,7 +104,11 @@ pub enum PlayError {
     /// The game has already ended.
     GameOver,
     /// A square is not on this board.
-    OffBoard { mv: Move, square: Square, size: BoardSize },
+    OffBoard {
+        mv: Move,
+        square: Square,
+        size: BoardSize,
+    },
     /// No piece stands on the move's first square.
     NoPiece(Move),
     /// The piece there belongs to the side not to move.
@@ -102,7 +122,11 @@ pub enum PlayError {
     /// A soldier would stop on the throne or a corner.
     KingOnly { mv: Move, square: Square },
     /// The capture list given does not name exactly what the move captures.
-    CaptureMismatch { mv: Move, given: Bitboard, actual: Bitboard },
+    CaptureMismatch {
+        mv: Move,
+        given: Bitboard,
+        actual: Bitboard,
+    },
 }
 
 impl fmt::Display for PlayError {
@@ -114,23 +138,43 @@ impl fmt::Display for PlayError {
             }
             PlayError::NoPiece(mv) => write!(f, "{mv}: there is no piece on {}", mv.from),
             PlayError::NotYourPiece { mv, side_to_move } => {
-                write!(f, "{mv}: the piece on {} is not one of the {side_to_move}, who are to move", mv.from)
+                write!(
+                    f,
+                    "{mv}: the piece on {} is not one of the {side_to_move}, who are to move",
+                    mv.from
+                )
             }
             PlayError::NotStraight(mv) if mv.from == mv.to => write!(f, "{mv} does not move"),
             PlayError::NotStraight(mv) => write!(f, "{mv} is not along a rank or a file"),
             PlayError::Blocked { mv, at } => write!(f, "{mv} is blocked at {at}"),
             PlayError::ThroneInTheWay(mv) => {
-                write!(f, "{mv} crosses the throne: only the king may pass through it")
+                write!(
+                    f,
+                    "{mv} crosses the throne: only the king may pass through it"
+                )
             }
             PlayError::KingOnly { mv, square } => {
-                write!(f, "{mv} ends on {square}: only the king may stop on the throne or a corner")
+                write!(
+                    f,
+                    "{mv} ends on {square}: only the king may stop on the throne or a corner"
+                )
             }
             PlayError::CaptureMismatch { mv, given, actual } => {
-                let given = if given.is_empty() { "nothing".to_owned() } else { given.to_string() };
-                if actual.is_empty() {
-                    write!(f, "{mv} captures nothing, but the move says it captures {given}")
+                let given = if given.is_empty() {
+                    "nothing".to_owned()
                 } else {
-                    write!(f, "{mv} captures {actual}, but the move says it captures {given}")
+                    given.to_string()
+                };
+                if actual.is_empty() {
+                    write!(
+                        f,
+                        "{mv} captures nothing, but the move says it captures {given}"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{mv} captures {actual}, but the move says it captures {given}"
+                    )
                 }
             }
         }
@@ -153,7 +197,12 @@ impl Position {
     /// The standard start of `variant`: its board's layout, attackers to move.
     #[must_use]
     pub fn start(variant: Variant) -> Position {
-        let text: PositionText = variant.size.geometry().start_text.parse().expect("the standard layouts parse");
+        let text: PositionText = variant
+            .size
+            .geometry()
+            .start_text
+            .parse()
+            .expect("the standard layouts parse");
         Position::from_setup(&text, variant).expect("the standard layouts are valid")
     }
 
@@ -168,7 +217,10 @@ impl Position {
     /// throne or a corner.
     pub fn from_setup(setup: &PositionText, variant: Variant) -> Result<Position, PositionError> {
         if setup.size != variant.size {
-            return Err(PositionError::Size { text: setup.size, variant: variant.size });
+            return Err(PositionError::Size {
+                text: setup.size,
+                variant: variant.size,
+            });
         }
         let geometry = variant.size.geometry();
         if setup.kings.len() != 1 {
@@ -326,7 +378,10 @@ impl Position {
         }
         let piece = self.piece_at(mv.from).ok_or(PlayError::NoPiece(mv))?;
         if !self.pieces(self.side_to_move).contains(mv.from) {
-            return Err(PlayError::NotYourPiece { mv, side_to_move: self.side_to_move });
+            return Err(PlayError::NotYourPiece {
+                mv,
+                side_to_move: self.side_to_move,
+            });
         }
         if mv.from == mv.to || (mv.from.file() != mv.to.file() && mv.from.rank() != mv.to.rank()) {
             return Err(PlayError::NotStraight(mv));
@@ -359,7 +414,10 @@ impl Position {
     pub fn play(&mut self, mv: Move) -> Result<MoveOutcome, PlayError> {
         self.check(mv)?;
         let captures = self.play_unchecked(mv);
-        Ok(MoveOutcome { captures, status: self.status })
+        Ok(MoveOutcome {
+            captures,
+            status: self.status,
+        })
     }
 
     /// Plays `mv` without checking it, returning the captures. For search
@@ -371,7 +429,9 @@ impl Position {
     #[inline]
     pub fn play_unchecked(&mut self, mv: Move) -> Bitboard {
         let mover = self.side_to_move;
-        let piece = self.piece_at(mv.from).expect("play_unchecked: no piece on the move's first square");
+        let piece = self
+            .piece_at(mv.from)
+            .expect("play_unchecked: no piece on the move's first square");
         self.toggle_piece(piece, mv.from);
         self.toggle_piece(piece, mv.to);
         let captures = self.captures_after(mv.to);
@@ -423,7 +483,10 @@ impl MoveText {
     /// # Errors
     /// [`PlayError`] as [`Position::check`] gives it.
     pub fn to_move(&self, position: &Position) -> Result<Move, PlayError> {
-        let mv = Move { from: self.from, to: self.to };
+        let mv = Move {
+            from: self.from,
+            to: self.to,
+        };
         position.check(mv)?;
         Ok(mv)
     }

@@ -109,7 +109,9 @@ impl Square {
             c => return Err(ParseSquareError::File(c)),
         };
         let rest = chars.as_str();
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let (number, rest) = rest.split_at(digits);
         let rank = match number.parse::<u8>() {
             Ok(n @ 1..=MAX_BOARD_SIZE) if !number.starts_with('0') => n - 1,
@@ -127,7 +129,11 @@ impl FromStr for Square {
         match Square::parse_prefix(text)? {
             (square, "") => Ok(square),
             (_, rest) => Err(ParseSquareError::Rank(
-                text[1..text.len() - rest.len()].chars().chain(rest.chars()).take(8).collect(),
+                text[1..text.len() - rest.len()]
+                    .chars()
+                    .chain(rest.chars())
+                    .take(8)
+                    .collect(),
             )),
         }
     }

@@ -44,7 +44,11 @@ pub struct ParseRulesError(String);
 
 impl fmt::Display for ParseRulesError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?} is not a ruleset: expected copenhagen, fetlar or tablut", self.0)
+        write!(
+            f,
+            "{:?} is not a ruleset: expected copenhagen, fetlar or tablut",
+            self.0
+        )
     }
 }
 
