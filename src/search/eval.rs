@@ -11,10 +11,12 @@
 //!   Fetlar never capture an edge king);
 //! - the attackers' cordon: diagonal links, the king or defenders cut off from
 //!   the edge (encirclement pressure), and the size of the king's pocket;
-//! - corner guards (attackers on b3/c2-like squares, none on a2/b1);
+//! - corners: sealed off from the king's region (no path of non-attacker
+//!   squares from him), guards on the a3-b2-c1 diagonal and b3/c2, none on
+//!   a2/b1 (capturable against the corner);
 //! - edge forts in Copenhagen: the king on the edge walled by defenders.
 
-use super::board::{ATTACKER, Board, DEFENDER};
+use super::board::{ATTACKER, Bits, Board, DEFENDER};
 use super::params::*;
 use crate::rules::{Position, Rules, Side};
 
@@ -34,12 +36,13 @@ pub(crate) fn evaluate_board(board: &Board) -> i32 {
 
 fn attackers_view(board: &Board) -> i32 {
     let mut score = material(board);
-    score += corner_guards(board);
     score += diagonal_links(board);
     if board.king.is_some() {
+        let king_region = board.king_pocket();
+        score += corner_guards(board, king_region);
         score -= king_routes(board);
         score += king_danger(board);
-        score += encirclement(board);
+        score += encirclement(board, king_region);
         if board.rules == Rules::Copenhagen {
             score -= edge_fort(board);
         }
@@ -100,13 +103,13 @@ fn king_danger(board: &Board) -> i32 {
 }
 
 /// The cordon: the king and defenders cut off from the edge.
-fn encirclement(board: &Board) -> i32 {
+fn encirclement(board: &Board, king_region: Bits) -> i32 {
     let open = board.open_to_edge();
     let mut score = board.defenders.minus(open).count() as i32 * DEFENDER_ENCLOSED;
     let king = board.king.expect("checked by the caller");
     if !open.has(king) {
         let area = (board.size * board.size) as i32;
-        let pocket = board.king_pocket().count() as i32;
+        let pocket = king_region.count() as i32;
         score += KING_ENCLOSED + (area - pocket).max(0) * KING_POCKET_SQUARE;
     }
     score
@@ -119,32 +122,29 @@ fn diagonal_links(board: &Board) -> i32 {
     links as i32 * ATTACKER_DIAGONAL_LINK
 }
 
-fn corner_guards(board: &Board) -> i32 {
+fn corner_guards(board: &Board, king_region: Bits) -> i32 {
     let last = board.size as i32 - 1;
     let mut score = 0;
     for (corner_file, corner_rank) in [(0, 0), (last, 0), (0, last), (last, last)] {
+        if !king_region.has(board.at(corner_file as usize, corner_rank as usize)) {
+            score += CORNER_SEALED;
+        }
         // Steps pointing from the corner into the board.
         let toward_file = if corner_file == 0 { 1 } else { -1 };
         let toward_rank = if corner_rank == 0 { 1 } else { -1 };
-        let at = |dfile: i32, drank: i32| {
-            let file = corner_file + dfile * toward_file;
-            let rank = corner_rank + drank * toward_rank;
-            board.cells[board.at(file as usize, rank as usize)]
+        let held = |squares: &[(i32, i32)]| {
+            squares
+                .iter()
+                .filter(|&&(dfile, drank)| {
+                    let file = corner_file + dfile * toward_file;
+                    let rank = corner_rank + drank * toward_rank;
+                    board.cells[board.at(file as usize, rank as usize)] == ATTACKER
+                })
+                .count() as i32
         };
-        let guards = [at(1, 2), at(2, 1)];
-        let held = guards.iter().filter(|&&cell| cell == ATTACKER).count() as i32;
-        score += held * CORNER_GUARD;
-        if held == 2 {
-            score += CORNER_SHUT;
-        }
-        for cell in [at(0, 1), at(1, 0)] {
-            if cell == ATTACKER {
-                score += CORNER_NEIGHBOUR;
-            }
-        }
-        if at(1, 1) == ATTACKER {
-            score += CORNER_DIAGONAL;
-        }
+        score += held(&[(0, 2), (1, 1), (2, 0)]) * CORNER_GUARD;
+        score += held(&[(1, 2), (2, 1)]) * CORNER_GUARD_OUTER;
+        score += held(&[(0, 1), (1, 0)]) * CORNER_NEIGHBOUR;
     }
     score
 }

@@ -66,16 +66,15 @@ pub const ATTACKER_DIAGONAL_LINK: i32 = 6;
 
 // ---------------------------------------------------------------- corners
 
-/// An attacker on a corner-guard square (the two squares a knight's move
-/// from the corner along the edges' neighbours, e.g. b3 and c2 for a1).
-pub const CORNER_GUARD: i32 = 30;
-/// Both guard squares of one corner held: the corner is shut.
-pub const CORNER_SHUT: i32 = 70;
-/// An attacker right next to a corner (a2, b1): capturable against it and no
-/// real block.
+/// A corner the king cannot reach by any path of non-attacker squares.
+pub const CORNER_SEALED: i32 = 120;
+/// An attacker on the corner's sealing diagonal (a3, b2, c1 for a1): three
+/// of them shut the corner for good.
+pub const CORNER_GUARD: i32 = 25;
+/// An attacker on the next diagonal out (b3, c2 for a1).
+pub const CORNER_GUARD_OUTER: i32 = 12;
+/// An attacker right next to a corner (a2, b1): capturable against it.
 pub const CORNER_NEIGHBOUR: i32 = -25;
-/// An attacker diagonally next to a corner (b2): blocks little.
-pub const CORNER_DIAGONAL: i32 = 10;
 
 // ---------------------------------------------------------------- edge forts (Copenhagen)
 
@@ -101,6 +100,9 @@ pub const CHECK_EVERY_NODES: u64 = 128;
 pub const ASPIRATION_WINDOW: i32 = 60;
 /// Iterations up to this depth search the full window.
 pub const ASPIRATION_MIN_DEPTH: i32 = 4;
+/// Null move: reduction (plus a ply per four of depth) and the least depth it is tried at.
+pub const NULL_MOVE_REDUCTION: i32 = 2;
+pub const NULL_MOVE_MIN_DEPTH: i32 = 3;
 /// Late move reductions: least depth, moves searched in full first.
 pub const LMR_MIN_DEPTH: i32 = 3;
 pub const LMR_FULL_MOVES: usize = 3;

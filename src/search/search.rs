@@ -26,6 +26,31 @@ use super::params::*;
 use super::tt::{Bound, Entry, Table, splitmix};
 use crate::rules::{Move, Position, Rules, Side, Status};
 
+/// The hash difference of a pass, where only the side to move changes: learnt once from the rules'
+/// own hashes of one board with either side to move.
+fn pass_key() -> u64 {
+    static KEY: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *KEY.get_or_init(|| {
+        let variant = crate::rules::Variant::standard(Rules::Copenhagen);
+        let attackers = Position::start(variant);
+        let text = attackers.to_string();
+        let defenders_text = format!("{} d", text.trim_end_matches(" a"));
+        let setup: crate::rules::PositionText =
+            defenders_text.parse().expect("the start's text reads back");
+        let defenders = Position::from_setup(&setup, variant).expect("the start is a position");
+        attackers.hash() ^ defenders.hash()
+    })
+}
+
+/// The position with the other side to move and nothing else changed, for null-move pruning.
+/// Reads the rules' crate-internal fields: the rules publish no pass (a game never has one).
+fn pass(position: &Position) -> Position {
+    let mut passed = *position;
+    passed.side_to_move = position.side_to_move().opponent();
+    passed.hash ^= pass_key();
+    passed
+}
+
 /// Scratch memory reused by one search at a time: the table and the history.
 pub(crate) struct Workspace {
     pub table: Table,
@@ -303,11 +328,28 @@ impl<'a> Searcher<'a> {
             }
         }
 
-        // Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
-        if !pv_node && !king_line_open && depth <= RFP_MAX_DEPTH && beta.abs() < WIN_BOUND {
+        let quiet_node = !pv_node
+            && !king_line_open
+            && beta.abs() < WIN_BOUND
+            && board.king_capture_square().is_none();
+        if quiet_node {
             let eval = self.static_eval(&board, hash);
-            if eval - RFP_MARGIN * depth >= beta {
+            // Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
+            if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta {
                 return eval;
+            }
+            // Null move: if passing still fails high, a real move will (zugzwang is rare in tafl).
+            if depth >= NULL_MOVE_MIN_DEPTH && eval >= beta && self.null_allowed(ply) {
+                let reduction = NULL_MOVE_REDUCTION + depth / 4;
+                let passed = pass(position);
+                self.path[ply + 1] = passed.hash();
+                let score = -self.node(&passed, depth - 1 - reduction, ply + 1, -beta, -beta + 1);
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= WIN_BOUND { beta } else { score };
+                }
             }
         }
 
@@ -320,6 +362,11 @@ impl<'a> Searcher<'a> {
             beta,
             entry.and_then(|entry| entry.best_move),
         )
+    }
+
+    /// No two passes in a row (the position would just come back).
+    fn null_allowed(&self, ply: usize) -> bool {
+        ply == 0 || self.path[ply] != self.path[ply - 1] ^ pass_key()
     }
 
     /// The move loop of [`Searcher::node`]: the table's move before any generation, then the rest in order.
