@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 use std::time::Instant;
 
 use tafl::rules::{BoardSize, Position, PositionText, Rules, Variant, divide};
-use tafl::service::{Config, Server};
+use tafl::service::{Config, Server, telemetry};
 
 /// The rules arbiter and AI of an online tafl (Viking chess) site.
 #[derive(Debug, Parser)]
@@ -55,13 +55,12 @@ struct PerftArgs {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
-    match cli.command.unwrap_or(Command::Serve(cli.serve)) {
+    let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    if !matches!(command, Command::Serve(_)) {
+        // `serve` sets up its own, exporting over OTLP when configured.
+        telemetry::init(None)?;
+    }
+    match command {
         Command::Serve(config) => serve(config),
         Command::Perft(args) => perft(&args),
         Command::Bench(args) => {
@@ -121,8 +120,17 @@ fn serve(config: Config) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let server = Server::start(config).await?;
-        server.run_until_signal().await?;
-        anyhow::Ok(())
+        // Inside the runtime: the OTLP exporter's channel lives there.
+        let endpoint = telemetry::otlp_endpoint(config.otlp_endpoint.as_deref());
+        let telemetry = telemetry::init(endpoint.as_deref())?;
+        let served = async {
+            let server = Server::start(config).await?;
+            server.run_until_signal().await?;
+            anyhow::Ok(())
+        }
+        .await;
+        // The last spans, those of the drain, go out before the process ends.
+        tokio::task::spawn_blocking(move || telemetry.shutdown()).await?;
+        served
     })
 }

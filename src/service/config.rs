@@ -65,6 +65,11 @@ pub struct Config {
     /// On SIGINT/SIGTERM: how long in-flight calls may take to finish before the server exits anyway (milliseconds).
     #[arg(long, env = "TAFL_SHUTDOWN_GRACE_MS", default_value_t = 15_000)]
     pub shutdown_grace_ms: u64,
+
+    /// OTLP/gRPC collector to export traces and metrics to (`http://host:4317`);
+    /// unset: OTEL_EXPORTER_OTLP_ENDPOINT, and if that is unset too, logs only.
+    #[arg(long, env = "TAFL_OTLP_ENDPOINT")]
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Default for Config {
@@ -84,6 +89,7 @@ impl Default for Config {
             deadline_margin_percent: 15,
             drain_delay_ms: 0,
             shutdown_grace_ms: 15_000,
+            otlp_endpoint: None,
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod handlers;
 pub mod limits;
 pub mod pool;
 pub mod shutdown;
+pub mod telemetry;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -127,6 +128,7 @@ impl Server {
         let (stop, stopped) = oneshot::channel::<()>();
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let router = tonic::transport::Server::builder()
+            .layer(telemetry::layer())
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)

@@ -5,7 +5,7 @@ use crate::service::convert;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
-#[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, ply, result))]
+#[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, board_size, ply, result))]
 pub(super) fn handle(
     state: &State,
     request: pb::ApplyMoveRequest,
@@ -17,7 +17,11 @@ pub(super) fn handle(
         "variant",
         tracing::field::display(game.position().variant().rules),
     );
-    span.record("ply", game.ply());
+    span.record("ply", game.ply() as i64);
+    span.record(
+        "board_size",
+        i64::from(game.position().variant().size.get()),
+    );
     let status = game.status();
     // A move after the end is refused as such before anything else about it.
     if status.is_over() {

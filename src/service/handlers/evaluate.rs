@@ -17,7 +17,11 @@ use crate::service::pb;
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").
 const WON: i32 = 1_000_000;
 
-#[tracing::instrument(name = "Evaluate", skip_all, fields(variant, ply, depth, nodes, score))]
+#[tracing::instrument(
+    name = "Evaluate",
+    skip_all,
+    fields(variant, board_size, ply, depth, nodes, score)
+)]
 pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::EvaluateRequest>,
@@ -30,7 +34,11 @@ pub(super) async fn handle(
         "variant",
         tracing::field::display(game.position().variant().rules),
     );
-    span.record("ply", game.ply());
+    span.record("ply", game.ply() as i64);
+    span.record(
+        "board_size",
+        i64::from(game.position().variant().size.get()),
+    );
     let status = game.status();
     let side_to_move = game.position().side_to_move();
     let finished_score = match status {
@@ -81,8 +89,8 @@ pub(super) async fn handle(
         .await?
         .ok_or(ServiceError::DeadlineTooShort)?;
     let score = report.score.as_i32();
-    span.record("depth", report.depth);
-    span.record("nodes", report.nodes);
+    span.record("depth", i64::from(report.depth));
+    span.record("nodes", report.nodes as i64);
     span.record("score", score);
     Ok(pb::EvaluateResponse {
         status: Some(convert::status_to_proto(status)),

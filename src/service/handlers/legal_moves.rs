@@ -7,7 +7,7 @@ use crate::service::convert;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
-#[tracing::instrument(name = "LegalMoves", skip_all, fields(variant, ply, moves))]
+#[tracing::instrument(name = "LegalMoves", skip_all, fields(variant, board_size, ply, moves))]
 pub(super) fn handle(
     state: &State,
     request: pb::LegalMovesRequest,
@@ -16,7 +16,11 @@ pub(super) fn handle(
     let position = game.position();
     let span = tracing::Span::current();
     span.record("variant", tracing::field::display(position.variant().rules));
-    span.record("ply", game.ply());
+    span.record("ply", game.ply() as i64);
+    span.record(
+        "board_size",
+        i64::from(game.position().variant().size.get()),
+    );
     let square = convert::square_from_proto(&request.square, position.variant().size)?;
     let status = game.status();
     // The game knows endings the position alone does not (repetition).
@@ -31,7 +35,7 @@ pub(super) fn handle(
             .collect()
     };
     moves.sort_unstable_by_key(|mv| (mv.from, mv.to));
-    span.record("moves", moves.len());
+    span.record("moves", moves.len() as i64);
     Ok(pb::LegalMovesResponse {
         position: Some(convert::position_to_proto(&game)),
         status: Some(convert::status_to_proto(status)),

@@ -16,7 +16,7 @@ use crate::service::pb;
 #[tracing::instrument(
     name = "SuggestMove",
     skip_all,
-    fields(variant, ply, level, depth, nodes, best_move)
+    fields(variant, board_size, ply, level, depth, nodes, best_move)
 )]
 pub(super) async fn handle(
     state: Arc<State>,
@@ -31,8 +31,12 @@ pub(super) async fn handle(
         "variant",
         tracing::field::display(game.position().variant().rules),
     );
-    span.record("ply", game.ply());
-    span.record("level", level.get());
+    span.record("ply", game.ply() as i64);
+    span.record(
+        "board_size",
+        i64::from(game.position().variant().size.get()),
+    );
+    span.record("level", i64::from(level.get()));
     let status = game.status();
     if status.is_over() {
         return Err(ServiceError::game_over(
@@ -66,8 +70,8 @@ pub(super) async fn handle(
     let best_move = report.best_move;
     // pv[0] is the best move with its captures; the move alone if the pv came back empty.
     let text = pv.first().cloned().unwrap_or_else(|| best_move.to_string());
-    span.record("depth", report.depth);
-    span.record("nodes", report.nodes);
+    span.record("depth", i64::from(report.depth));
+    span.record("nodes", report.nodes as i64);
     span.record("best_move", text.as_str());
     Ok(pb::SuggestMoveResponse {
         best_move: Some(pb::Move {

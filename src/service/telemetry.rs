@@ -1,0 +1,341 @@
+//! Traces and metrics: a span for every `tafl.v1` call, joined to the
+//! caller's W3C trace, exported over OTLP/gRPC when an endpoint is set;
+//! readable logs on stderr always.
+//!
+//! [`init`] installs the process-wide subscriber (once, in `main` or a
+//! test); [`layer`] is the tower layer the server wraps around its routes.
+//! Each call gets a server span named after the method
+//! (`tafl.v1.TaflService/ApplyMove`) with `rpc.*` attributes and the gRPC
+//! status code; the handler's own span (variant, board size, ply, level,
+//! depth, nodes ...) sits inside it. Every call also counts into three OTLP
+//! metrics: `rpc.server.requests`, `rpc.server.errors` (any code but OK)
+//! and the histogram `rpc.server.duration` (milliseconds), each by method
+//! and code; without a collector the same figures go to the log as a
+//! `debug` event per call.
+//!
+//! Handlers record numbers as `i64`: tracing-opentelemetry exports unsigned
+//! fields as strings, and a backend cannot then filter on `nodes > 1e6`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::{Counter, Histogram};
+use opentelemetry::propagation::{Extractor, TextMapPropagator};
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::WithExportConfig;
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use tonic::codegen::http;
+use tracing::Instrument;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// The environment variable the OpenTelemetry exporters read by convention.
+pub const OTEL_ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
+
+/// The calls traced: the tafl service's. Health probes and reflection
+/// would only drown them.
+const TRACED_PREFIX: &str = "/tafl.v1.TaflService/";
+
+/// Why telemetry could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum TelemetryError {
+    /// The OTLP exporter could not be built (a malformed endpoint).
+    #[error("otlp exporter: {0}")]
+    Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
+    /// A global subscriber was installed already.
+    #[error("tracing subscriber: {0}")]
+    Subscriber(#[from] tracing_subscriber::util::TryInitError),
+}
+
+/// The installed exporters; flush or shut them down before the process ends,
+/// or the last spans are lost.
+#[derive(Debug, Default)]
+pub struct Telemetry {
+    tracer_provider: Option<SdkTracerProvider>,
+    meter_provider: Option<SdkMeterProvider>,
+}
+
+/// The OTLP endpoint to export to: `configured` (`--otlp-endpoint`,
+/// `TAFL_OTLP_ENDPOINT`), else `OTEL_EXPORTER_OTLP_ENDPOINT`; none if
+/// neither is set and non-empty.
+pub fn otlp_endpoint(configured: Option<&str>) -> Option<String> {
+    configured
+        .map(str::to_owned)
+        .or_else(|| std::env::var(OTEL_ENDPOINT_VAR).ok())
+        .filter(|endpoint| !endpoint.trim().is_empty())
+}
+
+/// Installs the global subscriber: readable logs on stderr (filtered by
+/// `RUST_LOG`, `info` by default) and, with an endpoint, OTLP/gRPC export
+/// of spans (batched) and metrics (every 10 s, or
+/// `OTEL_METRIC_EXPORT_INTERVAL`). Call it inside the tokio runtime: the
+/// exporter's channel lives there.
+///
+/// # Errors
+/// The endpoint is malformed, or a global subscriber exists already.
+pub fn init(endpoint: Option<&str>) -> Result<Telemetry, TelemetryError> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colours only for a person at a terminal, not for a log collector.
+    let logs = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let Some(endpoint) = endpoint else {
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(logs)
+            .try_init()?;
+        return Ok(Telemetry::default());
+    };
+
+    let resource = if std::env::var_os("OTEL_SERVICE_NAME").is_some() {
+        Resource::builder().build()
+    } else {
+        Resource::builder().with_service_name("tafl").build()
+    };
+    let span_exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_tonic()
+        .with_endpoint(endpoint)
+        .build()?;
+    let tracer_provider = SdkTracerProvider::builder()
+        .with_resource(resource.clone())
+        .with_batch_exporter(span_exporter)
+        .build();
+    let metric_exporter = opentelemetry_otlp::MetricExporter::builder()
+        .with_tonic()
+        .with_endpoint(endpoint)
+        .build()?;
+    let meter_provider = SdkMeterProvider::builder()
+        .with_resource(resource)
+        .with_periodic_exporter(metric_exporter)
+        .build();
+    opentelemetry::global::set_meter_provider(meter_provider.clone());
+    let traces = tracing_opentelemetry::layer().with_tracer(tracer_provider.tracer("tafl"));
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(logs)
+        .with(traces)
+        .try_init()?;
+    tracing::info!(endpoint, "exporting traces and metrics over OTLP");
+    Ok(Telemetry {
+        tracer_provider: Some(tracer_provider),
+        meter_provider: Some(meter_provider),
+    })
+}
+
+impl Telemetry {
+    /// Whether spans and metrics are exported.
+    pub fn is_exporting(&self) -> bool {
+        self.tracer_provider.is_some()
+    }
+
+    /// Sends everything recorded so far. Blocks: from async code, call it
+    /// on a blocking thread (`spawn_blocking`).
+    pub fn flush(&self) {
+        if let Some(provider) = &self.tracer_provider
+            && let Err(error) = provider.force_flush()
+        {
+            tracing::warn!(%error, "cannot flush spans");
+        }
+        if let Some(provider) = &self.meter_provider
+            && let Err(error) = provider.force_flush()
+        {
+            tracing::warn!(%error, "cannot flush metrics");
+        }
+    }
+
+    /// Flushes and stops the exporters. Blocks, like [`Telemetry::flush`].
+    pub fn shutdown(self) {
+        if let Some(provider) = self.tracer_provider
+            && let Err(error) = provider.shutdown_with_timeout(Duration::from_secs(5))
+        {
+            tracing::warn!(%error, "cannot flush spans at shutdown");
+        }
+        if let Some(provider) = self.meter_provider
+            && let Err(error) = provider.shutdown()
+        {
+            tracing::warn!(%error, "cannot flush metrics at shutdown");
+        }
+    }
+}
+
+/// The per-call instruments, made from the global meter provider (set by
+/// [`init`]; without it they record nothing).
+#[derive(Debug)]
+struct Instruments {
+    requests: Counter<u64>,
+    errors: Counter<u64>,
+    duration_ms: Histogram<f64>,
+}
+
+impl Instruments {
+    fn new() -> Instruments {
+        let meter = opentelemetry::global::meter("tafl");
+        Instruments {
+            requests: meter
+                .u64_counter("rpc.server.requests")
+                .with_description("tafl.v1 calls answered")
+                .build(),
+            errors: meter
+                .u64_counter("rpc.server.errors")
+                .with_description("tafl.v1 calls answered with a code other than OK")
+                .build(),
+            duration_ms: meter
+                .f64_histogram("rpc.server.duration")
+                .with_unit("ms")
+                .with_description("time from request headers to response headers")
+                .build(),
+        }
+    }
+}
+
+/// The tower layer that traces and counts every `tafl.v1` call; add it
+/// with `tonic::transport::Server::builder().layer(telemetry::layer())`
+/// after [`init`].
+pub fn layer() -> RpcTelemetryLayer {
+    RpcTelemetryLayer {
+        instruments: Arc::new(Instruments::new()),
+    }
+}
+
+/// See [`layer`].
+#[derive(Clone, Debug)]
+pub struct RpcTelemetryLayer {
+    instruments: Arc<Instruments>,
+}
+
+impl<S> tower::Layer<S> for RpcTelemetryLayer {
+    type Service = RpcTelemetry<S>;
+
+    fn layer(&self, inner: S) -> RpcTelemetry<S> {
+        RpcTelemetry {
+            inner,
+            instruments: Arc::clone(&self.instruments),
+        }
+    }
+}
+
+/// The service [`RpcTelemetryLayer`] wraps around the routes.
+#[derive(Clone, Debug)]
+pub struct RpcTelemetry<S> {
+    inner: S,
+    instruments: Arc<Instruments>,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<S, B, R> tower::Service<http::Request<B>> for RpcTelemetry<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<R>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: std::fmt::Display,
+    B: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = BoxFuture<Result<S::Response, S::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        // The clone that was polled ready serves this call (tower's rule).
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let Some(method) = request.uri().path().strip_prefix(TRACED_PREFIX) else {
+            return Box::pin(inner.call(request));
+        };
+        let method = method.to_owned();
+        let name = format!("tafl.v1.TaflService/{method}");
+        let span = tracing::info_span!(
+            "rpc",
+            otel.name = name.as_str(),
+            otel.kind = "server",
+            otel.status_code = tracing::field::Empty,
+            rpc.system = "grpc",
+            rpc.service = "tafl.v1.TaflService",
+            rpc.method = method.as_str(),
+            rpc.grpc.status_code = tracing::field::Empty,
+        );
+        let parent = TraceContextPropagator::new().extract(&HeaderExtractor(request.headers()));
+        // Fails only when no OpenTelemetry layer is installed: then there is no trace to join.
+        let _ = span.set_parent(parent);
+        let instruments = Arc::clone(&self.instruments);
+        let started = Instant::now();
+        let call = inner.call(request).instrument(span.clone());
+        Box::pin(async move {
+            let result = call.await;
+            let code = match &result {
+                // A unary call's error comes back trailers-only, its status in
+                // the headers; without one it succeeded.
+                Ok(response) => response
+                    .headers()
+                    .get("grpc-status")
+                    .and_then(|value| value.to_str().ok()?.parse::<i32>().ok())
+                    .unwrap_or(0),
+                Err(_) => tonic::Code::Unknown as i32,
+            };
+            let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+            span.record("rpc.grpc.status_code", code);
+            if is_server_fault(code) {
+                span.record("otel.status_code", "ERROR");
+            }
+            let attributes = [
+                KeyValue::new("rpc.method", method.clone()),
+                KeyValue::new("rpc.grpc.status_code", i64::from(code)),
+            ];
+            instruments.requests.add(1, &attributes);
+            if code != 0 {
+                instruments.errors.add(1, &attributes);
+            }
+            instruments.duration_ms.record(elapsed_ms, &attributes);
+            tracing::debug!(
+                parent: &span,
+                rpc = method.as_str(),
+                code = %tonic::Code::from_i32(code).description(),
+                elapsed_ms,
+                "answered"
+            );
+            result
+        })
+    }
+}
+
+/// The codes OpenTelemetry's gRPC conventions mark a server span as an
+/// error for: the server's fault, not the caller's.
+fn is_server_fault(code: i32) -> bool {
+    use tonic::Code;
+    [
+        Code::Unknown,
+        Code::DeadlineExceeded,
+        Code::Unimplemented,
+        Code::Internal,
+        Code::Unavailable,
+        Code::DataLoss,
+    ]
+    .iter()
+    .any(|fault| *fault as i32 == code)
+}
+
+/// Reads `traceparent` and `tracestate` from the request's HTTP/2 headers
+/// (gRPC metadata).
+struct HeaderExtractor<'a>(&'a http::HeaderMap);
+
+impl Extractor for HeaderExtractor<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|value| value.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(http::HeaderName::as_str).collect()
+    }
+}
