@@ -430,21 +430,3 @@ fn bench_prints_nodes() {
     });
     assert!(summary.nodes > 0);
 }
-
-#[test]
-#[ignore = "profiling aid"]
-fn profile_slow_position() {
-    let game = game_from(
-        Rules::Tablut,
-        "/1t2tt3/5T3/1tt1TT3/1tt2T3/5T1tt/t2tKt3/9/7Tt/2tt5/ a",
-    );
-    for plies in 1..=6 {
-        let report = search(&game, depth(plies));
-        println!(
-            "depth {plies}: {} nodes in {:?} = {:.0} nps",
-            report.nodes,
-            report.elapsed,
-            report.nodes as f64 / report.elapsed.as_secs_f64()
-        );
-    }
-}

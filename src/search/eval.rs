@@ -20,7 +20,7 @@ use super::board::{ATTACKER, Bits, Board, DEFENDER};
 use super::params::*;
 use crate::rules::{Position, Rules, Side};
 
-/// Static evaluation, side to move's view, within +-[`EVAL_LIMIT`].
+/// Static evaluation, side to move's view, within ±100,000 (never a won or lost score).
 pub fn evaluate(position: &Position) -> i32 {
     evaluate_board(&Board::new(position))
 }

@@ -246,20 +246,24 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
                 summary.losses += 1;
                 "B wins"
             }
-            _ => {
+            Status::Drawn { .. } => {
                 summary.draws += 1;
                 "draw"
+            }
+            Status::Ongoing => {
+                summary.draws += 1;
+                "draw (move limit)"
             }
         };
         summary.games += 1;
         if args.verbose {
             println!(
-                "game {:>3}: A {} opening {} -> {} ({:?}) after {} plies; A {:.1}/{}",
+                "game {:>3}: A {} opening {} -> {} {} after {} plies; A {:.1}/{}",
                 index + 1,
                 if a_attacks { "attacks " } else { "defends " },
                 index / 2,
                 result,
-                game.status(),
+                reason(game.status()),
                 game.ply() - start_ply,
                 summary.wins as f64 + 0.5 * summary.draws as f64,
                 summary.games
@@ -269,6 +273,13 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     }
     print_summary(&summary);
     Ok(summary)
+}
+
+fn reason(status: Status) -> String {
+    match status {
+        Status::Won { reason, .. } | Status::Drawn { reason } => format!("({reason:?})"),
+        Status::Ongoing => String::new(),
+    }
 }
 
 fn print_summary(summary: &MatchSummary) {
