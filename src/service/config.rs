@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Everything `tafl serve` can be told. Flags win over environment variables,
@@ -70,6 +71,18 @@ pub struct Config {
     /// unset: OTEL_EXPORTER_OTLP_ENDPOINT, and if that is unset too, logs only.
     #[arg(long, env = "TAFL_OTLP_ENDPOINT")]
     pub otlp_endpoint: Option<String>,
+
+    /// PEM certificate chain to serve TLS with (needs --tls-key); unset: plaintext.
+    #[arg(long, env = "TAFL_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key for --tls-cert. Only the path is kept: the key is read at start and never logged.
+    #[arg(long, env = "TAFL_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// PEM CA certificates: clients must present a certificate signed by one (mutual TLS).
+    #[arg(long, env = "TAFL_TLS_CLIENT_CA", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -90,6 +103,9 @@ impl Default for Config {
             drain_delay_ms: 0,
             shutdown_grace_ms: 15_000,
             otlp_endpoint: None,
+            tls_cert: None,
+            tls_key: None,
+            tls_client_ca: None,
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod limits;
 pub mod pool;
 pub mod shutdown;
 pub mod telemetry;
+pub mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -64,7 +65,10 @@ pub enum ServeError {
     /// The reflection service could not be built from the descriptors.
     #[error("reflection: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
-    /// The transport failed.
+    /// A TLS file could not be read.
+    #[error(transparent)]
+    TlsFile(#[from] tls::TlsFileError),
+    /// The transport failed (or refused the TLS certificate or key).
     #[error("transport: {0}")]
     Transport(#[from] tonic::transport::Error),
     /// The serving task panicked or was cancelled.
@@ -127,7 +131,11 @@ impl Server {
         let state = Arc::new(State::new(config.clone()));
         let (stop, stopped) = oneshot::channel::<()>();
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-        let router = tonic::transport::Server::builder()
+        let mut builder = tonic::transport::Server::builder();
+        if let Some(tls) = tls::server_config(&config)? {
+            builder = builder.tls_config(tls)?;
+        }
+        let router = builder
             .layer(telemetry::layer())
             .add_service(health_service)
             .add_service(reflection_v1)
@@ -137,7 +145,11 @@ impl Server {
             // A dropped sender stops the server too.
             let _ = stopped.await;
         }));
-        tracing::info!(%local_addr, "serving tafl.v1.TaflService, health and reflection");
+        tracing::info!(
+            %local_addr,
+            transport = tls::mode(&config),
+            "serving tafl.v1.TaflService, health and reflection"
+        );
         Ok(Server {
             local_addr,
             config,
