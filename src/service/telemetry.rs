@@ -34,6 +34,8 @@ use opentelemetry_sdk::trace::SdkTracerProvider;
 use tonic::codegen::http;
 use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
+use tracing_subscriber::Layer as _;
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -75,9 +77,9 @@ pub fn otlp_endpoint(configured: Option<&str>) -> Option<String> {
 
 /// Installs the global subscriber: readable logs on stderr (filtered by
 /// `RUST_LOG`, `info` by default) and, with an endpoint, OTLP/gRPC export
-/// of spans (batched) and metrics (every 10 s, or
-/// `OTEL_METRIC_EXPORT_INTERVAL`). Call it inside the tokio runtime: the
-/// exporter's channel lives there.
+/// of the service's spans whatever `RUST_LOG` says (batched) and of metrics
+/// (every 60 s, or `OTEL_METRIC_EXPORT_INTERVAL` ms). Call it inside the
+/// tokio runtime: the exporter's channel lives there.
 ///
 /// # Errors
 /// The endpoint is malformed, or a global subscriber exists already.
@@ -85,14 +87,13 @@ pub fn init(endpoint: Option<&str>) -> Result<Telemetry, TelemetryError> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Colours only for a person at a terminal, not for a log collector.
+    // RUST_LOG filters the logs only: quieter logs must not cost the traces.
     let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_filter(filter);
     let Some(endpoint) = endpoint else {
-        tracing_subscriber::registry()
-            .with(filter)
-            .with(logs)
-            .try_init()?;
+        tracing_subscriber::registry().with(logs).try_init()?;
         return Ok(Telemetry::default());
     };
 
@@ -118,9 +119,11 @@ pub fn init(endpoint: Option<&str>) -> Result<Telemetry, TelemetryError> {
         .with_periodic_exporter(metric_exporter)
         .build();
     opentelemetry::global::set_meter_provider(meter_provider.clone());
-    let traces = tracing_opentelemetry::layer().with_tracer(tracer_provider.tracer("tafl"));
+    // The service's spans, whatever RUST_LOG says.
+    let traces = tracing_opentelemetry::layer()
+        .with_tracer(tracer_provider.tracer("tafl"))
+        .with_filter(Targets::new().with_target("tafl", tracing::Level::INFO));
     tracing_subscriber::registry()
-        .with(filter)
         .with(logs)
         .with(traces)
         .try_init()?;
