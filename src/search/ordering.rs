@@ -4,7 +4,7 @@
 
 use arrayvec::ArrayVec;
 
-use super::board::{ATTACKER, Board, DEFENDER, EMPTY, KING, index_of};
+use super::board::{ATTACKER, Bits, Board, DEFENDER, EMPTY, KING, index_of};
 use super::params::*;
 use crate::rules::{MAX_MOVES, Move, MoveList, Rules, Side, Square};
 
@@ -90,6 +90,10 @@ pub(crate) struct KingFacts {
     capture_square: Option<usize>,
     /// His neighbours (`usize::MAX` where off the board), when he can be captured where he stands.
     neighbours: [usize; 4],
+    /// Squares the king can slide to from which two corners (`double`) or one (`single`) are open:
+    /// attackers who stand there take the threat away.
+    double_threats: Bits,
+    single_threats: Bits,
 }
 
 impl KingFacts {
@@ -102,9 +106,21 @@ impl KingFacts {
                 *slot = board.step(king, direction).unwrap_or(usize::MAX);
             }
         }
+        let (mut double_threats, mut single_threats) = (Bits::default(), Bits::default());
+        if board.side_to_move == Side::Attackers {
+            board.for_each_king_destination(|square| {
+                match board.open_corner_lines(square).count_ones() {
+                    0 => {}
+                    1 => single_threats.set(square),
+                    _ => double_threats.set(square),
+                }
+            });
+        }
         KingFacts {
             capture_square: board.king_capture_square(),
             neighbours,
+            double_threats,
+            single_threats,
         }
     }
 }
@@ -133,8 +149,10 @@ pub(crate) fn static_order(
         if king.capture_square == Some(to) {
             return ORDER_WIN;
         }
-        if route_blocks.contains(&to) {
+        if route_blocks.contains(&to) || king.double_threats.has(to) {
             score += ORDER_BLOCK_ROUTE;
+        } else if king.single_threats.has(to) {
+            score += ORDER_KING_NEIGHBOUR;
         }
         if king.neighbours.contains(&to) {
             score += ORDER_KING_NEIGHBOUR;
