@@ -1,0 +1,283 @@
+//! The service under load: LegalMoves and ApplyMove on a real 100-ply game
+//! over real HTTP/2 (the in-process server on port 0, tonic clients on
+//! several connections), calls per second and p50/p99 latency, against the
+//! same work done in-process with `tafl::rules::Game` in the same run, so the
+//! cost of gRPC shows as a ratio.
+//!
+//! `cargo bench --bench rpc` (`RPC_BENCH_SECONDS` sets each measurement's
+//! length, 3 by default). Server and clients share the machine's cores, as
+//! they would with a load tool on the same host.
+
+#[path = "../tests/support/real_game.rs"]
+mod real_game;
+
+use std::hint::black_box;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use prost::Message;
+use tafl::rules::{Game, Rules, Variant};
+use tafl::service::pb::tafl_service_client::TaflServiceClient;
+use tafl::service::pb::{self, ApplyMoveRequest, LegalMovesRequest};
+use tafl::service::{Config, Server, telemetry};
+use tokio::task::JoinSet;
+use tonic::transport::Channel;
+
+const PLIES: usize = 100;
+const CONNECTIONS: usize = 4;
+/// Calls in flight at once under load (spread over the connections).
+const CONCURRENT: usize = 32;
+
+#[derive(Clone, Copy, Debug)]
+enum Rpc {
+    LegalMoves,
+    ApplyMove,
+}
+
+/// One line of the table.
+struct Measured {
+    calls: usize,
+    elapsed: Duration,
+    latencies: Vec<Duration>,
+}
+
+impl Measured {
+    fn rate(&self) -> f64 {
+        self.calls as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn percentile(&self, share: f64) -> Duration {
+        self.latencies[((self.latencies.len() - 1) as f64 * share) as usize]
+    }
+}
+
+fn main() {
+    let seconds: f64 = std::env::var("RPC_BENCH_SECONDS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(3.0);
+    let duration = Duration::from_secs_f64(seconds);
+    let moves = real_game::real_game_moves(PLIES);
+
+    let in_process = [
+        (
+            Rpc::LegalMoves,
+            in_process_rate(Rpc::LegalMoves, &moves, duration),
+        ),
+        (
+            Rpc::ApplyMove,
+            in_process_rate(Rpc::ApplyMove, &moves, duration),
+        ),
+    ];
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let over_grpc = runtime.block_on(async {
+        // Logs as `tafl serve` has them without a collector.
+        let _telemetry = telemetry::init(None).expect("telemetry");
+        let server = Server::start(Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            hash_mb: 1,
+            ..Config::default()
+        })
+        .await
+        .expect("server starts");
+        let mut channels = Vec::new();
+        for _ in 0..CONNECTIONS {
+            channels.push(connect(server.local_addr()).await);
+        }
+        let mut results = Vec::new();
+        for rpc in [Rpc::LegalMoves, Rpc::ApplyMove] {
+            for concurrent in [1, CONCURRENT] {
+                // Warm the connections and the allocator first.
+                measure(rpc, &channels, &moves, concurrent, duration / 5).await;
+                let measured = measure(rpc, &channels, &moves, concurrent, duration).await;
+                results.push((rpc, concurrent, measured));
+            }
+        }
+        let sizes = message_sizes(&channels[0], &moves).await;
+        server.shutdown().await.expect("clean shutdown");
+        (results, sizes)
+    });
+    let (over_grpc, sizes) = over_grpc;
+
+    println!(
+        "\n{PLIES}-ply real Copenhagen game, {} cores, {seconds} s per line",
+        std::thread::available_parallelism().map_or(0, usize::from)
+    );
+    println!(
+        "{:<11} {:>9} {:>11} {:>9} {:>9} {:>9} {:>22}",
+        "rpc", "in flight", "calls/s", "p50 µs", "p99 µs", "max µs", "in-process/gRPC rate"
+    );
+    for (rpc, concurrent, measured) in &over_grpc {
+        let local = in_process
+            .iter()
+            .find(|(kind, _)| std::mem::discriminant(kind) == std::mem::discriminant(rpc))
+            .map_or(f64::NAN, |(_, rate)| *rate);
+        println!(
+            "{:<11} {:>9} {:>11.0} {:>9} {:>9} {:>9} {:>21.1}×",
+            format!("{rpc:?}"),
+            concurrent,
+            measured.rate(),
+            measured.percentile(0.50).as_micros(),
+            measured.percentile(0.99).as_micros(),
+            measured.latencies.last().map_or(0, Duration::as_micros),
+            local / measured.rate(),
+        );
+    }
+    for (rpc, (request, reply)) in [Rpc::LegalMoves, Rpc::ApplyMove].iter().zip(sizes) {
+        println!(
+            "{:<11} messages: request {request} bytes, reply {reply} bytes",
+            format!("{rpc:?}")
+        );
+    }
+    for (rpc, rate) in &in_process {
+        println!(
+            "{:<11} in-process, one thread: {rate:>9.0} per second ({:.1} µs each)",
+            format!("{rpc:?}"),
+            1e6 / rate
+        );
+    }
+}
+
+/// The handler's work without gRPC: replay the game from its move texts, then
+/// list the legal moves (sorted, as the service sends them) or judge one more.
+fn in_process_rate(rpc: Rpc, moves: &[String], duration: Duration) -> f64 {
+    let (history, next) = moves.split_at(PLIES);
+    let work = || {
+        let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+        for text in history {
+            game.play(text).expect("a recorded move");
+        }
+        match rpc {
+            Rpc::LegalMoves => {
+                let mut legal = game
+                    .position()
+                    .legal_moves()
+                    .iter()
+                    .copied()
+                    .collect::<Vec<_>>();
+                legal.sort_unstable_by_key(|mv| (mv.from, mv.to));
+                black_box(legal.len());
+            }
+            Rpc::ApplyMove => {
+                black_box(game.play(&next[0]).expect("the next recorded move"));
+            }
+        }
+    };
+    for _ in 0..100 {
+        work();
+    }
+    let started = Instant::now();
+    let mut calls = 0usize;
+    while started.elapsed() < duration {
+        for _ in 0..100 {
+            work();
+        }
+        calls += 100;
+    }
+    calls as f64 / started.elapsed().as_secs_f64()
+}
+
+/// `concurrent` client loops, each calling back to back for `duration`.
+async fn measure(
+    rpc: Rpc,
+    channels: &[TaflServiceClient<Channel>],
+    moves: &[String],
+    concurrent: usize,
+    duration: Duration,
+) -> Measured {
+    let game = game_proto(moves);
+    let next_move = moves[PLIES].clone();
+    let started = Instant::now();
+    let end = started + duration;
+    let mut tasks = JoinSet::new();
+    for index in 0..concurrent {
+        let mut client = channels[index % channels.len()].clone();
+        let game = game.clone();
+        let next_move = next_move.clone();
+        tasks.spawn(async move {
+            let mut latencies = Vec::new();
+            while Instant::now() < end {
+                let call = Instant::now();
+                match rpc {
+                    Rpc::LegalMoves => {
+                        let reply = client
+                            .legal_moves(LegalMovesRequest {
+                                game: Some(game.clone()),
+                                square: String::new(),
+                            })
+                            .await
+                            .expect("LegalMoves");
+                        black_box(reply);
+                    }
+                    Rpc::ApplyMove => {
+                        let reply = client
+                            .apply_move(ApplyMoveRequest {
+                                game: Some(game.clone()),
+                                next_move: next_move.clone(),
+                            })
+                            .await
+                            .expect("ApplyMove");
+                        black_box(reply);
+                    }
+                }
+                latencies.push(call.elapsed());
+            }
+            latencies
+        });
+    }
+    let mut latencies: Vec<Duration> = tasks.join_all().await.into_iter().flatten().collect();
+    let elapsed = started.elapsed();
+    latencies.sort_unstable();
+    Measured {
+        calls: latencies.len(),
+        elapsed,
+        latencies,
+    }
+}
+
+/// The encoded (request, reply) sizes of one LegalMoves and one ApplyMove.
+async fn message_sizes(
+    client: &TaflServiceClient<Channel>,
+    moves: &[String],
+) -> [(usize, usize); 2] {
+    let mut client = client.clone();
+    let legal = LegalMovesRequest {
+        game: Some(game_proto(moves)),
+        square: String::new(),
+    };
+    let apply = ApplyMoveRequest {
+        game: Some(game_proto(moves)),
+        next_move: moves[PLIES].clone(),
+    };
+    let legal_reply = client.legal_moves(legal.clone()).await.expect("LegalMoves");
+    let apply_reply = client.apply_move(apply.clone()).await.expect("ApplyMove");
+    [
+        (legal.encoded_len(), legal_reply.get_ref().encoded_len()),
+        (apply.encoded_len(), apply_reply.get_ref().encoded_len()),
+    ]
+}
+
+/// The first `PLIES` moves as the service takes a game.
+fn game_proto(moves: &[String]) -> pb::Game {
+    pb::Game {
+        variant: Some(pb::Variant {
+            rules: pb::Rules::Copenhagen.into(),
+            board_size: 0,
+        }),
+        start: String::new(),
+        moves: moves[..PLIES].to_vec(),
+    }
+}
+
+async fn connect(addr: SocketAddr) -> TaflServiceClient<Channel> {
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connects");
+    TaflServiceClient::new(channel)
+}
