@@ -5,7 +5,8 @@
 //! cost of gRPC shows as a ratio.
 //!
 //! `cargo bench --bench rpc` (`RPC_BENCH_SECONDS` sets each measurement's
-//! length, 3 by default). Server and clients share the machine's cores, as
+//! length, 3 by default; `RPC_BENCH_BODIES=<dir>` only writes the two
+//! requests as gRPC bodies there, for h2load). Server and clients share the machine's cores, as
 //! they would with a load tool on the same host.
 
 #[path = "../tests/support/real_game.rs"]
@@ -58,6 +59,10 @@ fn main() {
         .unwrap_or(3.0);
     let duration = Duration::from_secs_f64(seconds);
     let moves = real_game::real_game_moves(PLIES);
+    if let Some(dir) = std::env::var_os("RPC_BENCH_BODIES") {
+        write_bodies(std::path::Path::new(&dir), &moves);
+        return;
+    }
 
     let in_process = [
         (
@@ -259,6 +264,31 @@ async fn message_sizes(
         (legal.encoded_len(), legal_reply.get_ref().encoded_len()),
         (apply.encoded_len(), apply_reply.get_ref().encoded_len()),
     ]
+}
+
+/// The two requests as gRPC message bodies (a 5-byte frame header, then the
+/// protobuf), for an HTTP/2 load tool: `legal_moves.bin`, `apply_move.bin`.
+fn write_bodies(dir: &std::path::Path, moves: &[String]) {
+    let legal = LegalMovesRequest {
+        game: Some(game_proto(moves)),
+        square: String::new(),
+    };
+    let apply = ApplyMoveRequest {
+        game: Some(game_proto(moves)),
+        next_move: moves[PLIES].clone(),
+    };
+    for (name, message) in [
+        ("legal_moves.bin", legal.encode_to_vec()),
+        ("apply_move.bin", apply.encode_to_vec()),
+    ] {
+        let length = u32::try_from(message.len()).expect("a small message");
+        let mut body = vec![0u8];
+        body.extend_from_slice(&length.to_be_bytes());
+        body.extend_from_slice(&message);
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        println!("wrote {}", path.display());
+    }
 }
 
 /// The first `PLIES` moves as the service takes a game.
