@@ -193,3 +193,59 @@ pub(crate) fn splitmix(mut x: u64) -> u64 {
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(score: i32, depth: i32) -> Entry {
+        let mv = Move {
+            from: Square::new(3, 0).expect("d1"),
+            to: Square::new(3, 2).expect("d3"),
+        };
+        Entry {
+            best_move: Some(mv),
+            score,
+            depth,
+            bound: Bound::Lower,
+        }
+    }
+
+    #[test]
+    fn stores_and_reads_back() {
+        let mut table = Table::new(1);
+        table.new_search();
+        table.store(0xdead_beef, 3, entry(-1234, 7));
+        let read = table.probe(0xdead_beef, 3).expect("stored");
+        assert_eq!(
+            (read.score, read.depth, read.bound),
+            (-1234, 7, Bound::Lower)
+        );
+        assert_eq!(
+            read.best_move.map(|mv| mv.to.to_string()),
+            Some("d3".to_string())
+        );
+        assert!(table.probe(0xdead_bef0, 3).is_none());
+    }
+
+    #[test]
+    fn win_scores_are_relative_to_the_node() {
+        let mut table = Table::new(1);
+        table.new_search();
+        // A win 5 plies from the root, found at ply 2: 3 plies from that node.
+        table.store(42, 2, entry(WIN_BOUND + 995, 4));
+        assert_eq!(table.probe(42, 4).expect("stored").score, WIN_BOUND + 993);
+    }
+
+    #[test]
+    fn a_new_search_forgets_everything() {
+        let mut table = Table::new(1);
+        table.new_search();
+        table.store(42, 0, entry(10, 9));
+        table.new_search();
+        assert!(table.probe(42, 0).is_none());
+        // The stale deep entry does not keep the new shallow one out of the first slot.
+        table.store(42, 0, entry(20, 1));
+        assert_eq!(table.probe(42, 0).expect("stored").score, 20);
+    }
+}
