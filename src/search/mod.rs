@@ -236,7 +236,21 @@ fn guard_against_blunder(root: &Position, report: &mut SearchReport) {
     }
     let mut moves = root.legal_moves();
     moves.sort();
-    if let Some(&safe) = moves.iter().find(|&&mv| !allows_win_in_one(root, mv)) {
+    // The safe move the evaluation likes best one ply on (ties: the first in square order).
+    let after = |mv: Move| {
+        let mut child = *root;
+        child.play_unchecked(mv);
+        -evaluate(&child)
+    };
+    let safe = moves
+        .iter()
+        .filter(|&&mv| !allows_win_in_one(root, mv))
+        .map(|&mv| (after(mv), mv))
+        .fold(None, |best: Option<(i32, Move)>, (score, mv)| match best {
+            Some((best_score, _)) if best_score >= score => best,
+            _ => Some((score, mv)),
+        });
+    if let Some((_, safe)) = safe {
         report.best_move = safe;
         report.pv = vec![safe];
     }
