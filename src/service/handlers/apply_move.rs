@@ -12,16 +12,7 @@ pub(super) fn handle(
 ) -> Result<pb::ApplyMoveResponse, ServiceError> {
     let max_plies = state.config.max_game_plies;
     let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
-    let span = tracing::Span::current();
-    span.record(
-        "variant",
-        tracing::field::display(game.position().variant().rules),
-    );
-    span.record("ply", game.ply() as i64);
-    span.record(
-        "board_size",
-        i64::from(game.position().variant().size.get()),
-    );
+    let span = super::record_game(&game);
     let status = game.status();
     // A move after the end is refused as such before anything else about it.
     if status.is_over() {

@@ -29,16 +29,7 @@ pub(super) async fn handle(
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
     let request = request.into_inner();
     let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
-    let span = tracing::Span::current();
-    span.record(
-        "variant",
-        tracing::field::display(game.position().variant().rules),
-    );
-    span.record("ply", game.ply() as i64);
-    span.record(
-        "board_size",
-        i64::from(game.position().variant().size.get()),
-    );
+    let span = super::record_game(&game);
     let status = game.status();
     let side_to_move = game.position().side_to_move();
     let finished_score = match status {

@@ -14,13 +14,7 @@ pub(super) fn handle(
 ) -> Result<pb::LegalMovesResponse, ServiceError> {
     let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
     let position = game.position();
-    let span = tracing::Span::current();
-    span.record("variant", tracing::field::display(position.variant().rules));
-    span.record("ply", game.ply() as i64);
-    span.record(
-        "board_size",
-        i64::from(game.position().variant().size.get()),
-    );
+    let span = super::record_game(&game);
     let square = convert::square_from_proto(&request.square, position.variant().size)?;
     let status = game.status();
     // The game knows endings the position alone does not (repetition).

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tonic::{Request, Response, Status};
 
+use crate::rules::Game;
 use crate::search::Engine;
 
 use super::config::Config;
@@ -73,6 +74,17 @@ impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
     }
+}
+
+/// Records the replayed game on the call's span (each handler's span
+/// declares these fields) and returns the span for the handler's own.
+fn record_game(game: &Game) -> tracing::Span {
+    let span = tracing::Span::current();
+    let variant = game.position().variant();
+    span.record("variant", tracing::field::display(variant.rules));
+    span.record("board_size", i64::from(variant.size.get()));
+    span.record("ply", game.ply() as i64);
+    span
 }
 
 /// The `tafl.v1.TaflService` implementation.

@@ -26,16 +26,7 @@ pub(super) async fn handle(
     let request = request.into_inner();
     let level = level_from_proto(request.level)?;
     let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
-    let span = tracing::Span::current();
-    span.record(
-        "variant",
-        tracing::field::display(game.position().variant().rules),
-    );
-    span.record("ply", game.ply() as i64);
-    span.record(
-        "board_size",
-        i64::from(game.position().variant().size.get()),
-    );
+    let span = super::record_game(&game);
     span.record("level", i64::from(level.get()));
     let status = game.status();
     if status.is_over() {
