@@ -26,6 +26,7 @@ pub use movegen::{MAX_MOVES, Move, MoveList};
 pub use notation::{MoveText, ParseMoveError, ParsePositionError, PositionText};
 pub use outcome::{EndReason, Status};
 pub use perft::{divide, perft};
+pub(crate) use position::PASS_HASH;
 pub use position::{MoveOutcome, PlayError, Position, PositionError};
 pub use side::Side;
 pub use square::{MAX_BOARD_SIZE, ParseSquareError, Square};

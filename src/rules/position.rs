@@ -11,6 +11,9 @@ use super::square::Square;
 use super::variant::{BoardSize, Geometry, Rules, Variant};
 use super::zobrist::{Piece, piece_key, side_key};
 
+/// How a position's hash changes when only the side to move does.
+pub(crate) const PASS_HASH: u64 = side_key(Side::Defenders);
+
 /// A position of a game: the pieces, the side to move and whether the game
 /// has ended here.
 ///
@@ -300,6 +303,16 @@ impl Position {
     #[must_use]
     pub const fn hash(&self) -> u64 {
         self.hash
+    }
+
+    /// The same board with the other side to move: the "null move" of a
+    /// search, which no game ever plays. The status is not judged again.
+    #[must_use]
+    pub(crate) fn passed(&self) -> Position {
+        let mut passed = *self;
+        passed.side_to_move = self.side_to_move.opponent();
+        passed.hash ^= PASS_HASH;
+        passed
     }
 
     /// Whether the two positions have the same pieces on the same squares

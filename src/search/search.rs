@@ -24,32 +24,7 @@ use super::limits::Clock;
 use super::ordering::{HISTORY_LEN, MovePicker, history_index};
 use super::params::*;
 use super::tt::{Bound, Entry, Table, splitmix};
-use crate::rules::{Move, Position, Rules, Side, Status};
-
-/// The hash difference of a pass, where only the side to move changes: learnt once from the rules'
-/// own hashes of one board with either side to move.
-fn pass_key() -> u64 {
-    static KEY: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *KEY.get_or_init(|| {
-        let variant = crate::rules::Variant::standard(Rules::Copenhagen);
-        let attackers = Position::start(variant);
-        let text = attackers.to_string();
-        let defenders_text = format!("{} d", text.trim_end_matches(" a"));
-        let setup: crate::rules::PositionText =
-            defenders_text.parse().expect("the start's text reads back");
-        let defenders = Position::from_setup(&setup, variant).expect("the start is a position");
-        attackers.hash() ^ defenders.hash()
-    })
-}
-
-/// The position with the other side to move and nothing else changed, for null-move pruning.
-/// Reads the rules' crate-internal fields: the rules publish no pass (a game never has one).
-fn pass(position: &Position) -> Position {
-    let mut passed = *position;
-    passed.side_to_move = position.side_to_move().opponent();
-    passed.hash ^= pass_key();
-    passed
-}
+use crate::rules::{Move, PASS_HASH, Position, Rules, Side, Status};
 
 /// Scratch memory reused by one search at a time: the table and the history.
 pub(crate) struct Workspace {
@@ -341,7 +316,7 @@ impl<'a> Searcher<'a> {
             // Null move: if passing still fails high, a real move will (zugzwang is rare in tafl).
             if depth >= NULL_MOVE_MIN_DEPTH && eval >= beta && self.null_allowed(ply) {
                 let reduction = NULL_MOVE_REDUCTION + depth / 4;
-                let passed = pass(position);
+                let passed = position.passed();
                 self.path[ply + 1] = passed.hash();
                 let score = -self.node(&passed, depth - 1 - reduction, ply + 1, -beta, -beta + 1);
                 if self.aborted {
@@ -366,7 +341,7 @@ impl<'a> Searcher<'a> {
 
     /// No two passes in a row (the position would just come back).
     fn null_allowed(&self, ply: usize) -> bool {
-        ply == 0 || self.path[ply] != self.path[ply - 1] ^ pass_key()
+        ply == 0 || self.path[ply] != self.path[ply - 1] ^ PASS_HASH
     }
 
     /// The move loop of [`Searcher::node`]: the table's move before any generation, then the rest in order.
