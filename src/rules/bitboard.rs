@@ -162,6 +162,20 @@ impl Bitboard {
             .or(self.west())
     }
 
+    /// Everything reachable from this set's squares inside `passable` by
+    /// orthogonal steps through `passable` (the seeds outside it dropped).
+    #[must_use]
+    pub(crate) fn flood(self, passable: Bitboard) -> Bitboard {
+        let mut region = self & passable;
+        loop {
+            let grown = region.grow() & passable;
+            if grown == region {
+                return region;
+            }
+            region = grown;
+        }
+    }
+
     /// The orthogonal neighbours of the set's squares (unmasked, may include the set).
     #[inline]
     pub(crate) const fn neighbours(self) -> Bitboard {

@@ -202,16 +202,9 @@ impl Position {
             return false;
         }
         let empty = geometry.board.minus(self.occupied());
-        let mut space = self.king.neighbours() & empty;
+        let space = self.king.neighbours().flood(empty);
         if space.is_empty() {
             return false;
-        }
-        loop {
-            let grown = space.grow() & empty;
-            if grown == space {
-                break;
-            }
-            space = grown;
         }
         let fort = space | self.king;
         let touching = fort.neighbours() & geometry.board;

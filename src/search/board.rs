@@ -10,7 +10,7 @@
 
 use arrayvec::ArrayVec;
 
-use crate::rules::{Position, Rules, Side, Square};
+use crate::rules::{Bitboard, Position, Rules, Side, Square};
 
 pub(crate) const EMPTY: u8 = 0;
 pub(crate) const ATTACKER: u8 = 1;
@@ -23,95 +23,6 @@ pub(crate) const CELLS: usize = 13 * 16;
 /// Steps of the four directions as (file, rank) deltas.
 const DIRECTIONS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
-/// A set of squares in the 16-wide layout.
-#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
-pub(crate) struct Bits([u64; 4]);
-
-impl Bits {
-    #[inline]
-    pub fn set(&mut self, index: usize) {
-        self.0[index >> 6] |= 1 << (index & 63);
-    }
-
-    #[inline]
-    pub fn has(self, index: usize) -> bool {
-        self.0[index >> 6] >> (index & 63) & 1 != 0
-    }
-
-    #[inline]
-    pub fn count(self) -> u32 {
-        self.0.iter().map(|word| word.count_ones()).sum()
-    }
-
-    #[inline]
-    pub fn and(self, other: Bits) -> Bits {
-        Bits(std::array::from_fn(|i| self.0[i] & other.0[i]))
-    }
-
-    #[inline]
-    pub fn or(self, other: Bits) -> Bits {
-        Bits(std::array::from_fn(|i| self.0[i] | other.0[i]))
-    }
-
-    #[inline]
-    pub fn minus(self, other: Bits) -> Bits {
-        Bits(std::array::from_fn(|i| self.0[i] & !other.0[i]))
-    }
-
-    /// Every square moved `k` (< 64) indices up.
-    #[inline]
-    fn shl(self, k: u32) -> Bits {
-        let w = self.0;
-        Bits([
-            w[0] << k,
-            w[1] << k | w[0] >> (64 - k),
-            w[2] << k | w[1] >> (64 - k),
-            w[3] << k | w[2] >> (64 - k),
-        ])
-    }
-
-    /// Every square moved `k` (< 64) indices down.
-    #[inline]
-    fn shr(self, k: u32) -> Bits {
-        let w = self.0;
-        Bits([
-            w[0] >> k | w[1] << (64 - k),
-            w[1] >> k | w[2] << (64 - k),
-            w[2] >> k | w[3] << (64 - k),
-            w[3] >> k,
-        ])
-    }
-
-    /// The set with every orthogonal neighbour added (off-board bits land on files 13-15 or past rank 13
-    /// and must be masked by the caller).
-    #[inline]
-    fn grow(self) -> Bits {
-        self.or(self.shl(1))
-            .or(self.shr(1))
-            .or(self.shl(16))
-            .or(self.shr(16))
-    }
-
-    /// Squares diagonally up-right and up-left of a member.
-    #[inline]
-    pub fn up_diagonals(self) -> (Bits, Bits) {
-        (self.shl(17), self.shl(15))
-    }
-
-    /// Everything reachable from `seeds` by orthogonal steps inside `passable`.
-    #[inline]
-    pub fn flood(seeds: Bits, passable: Bits) -> Bits {
-        let mut region = seeds.and(passable);
-        loop {
-            let grown = region.grow().and(passable);
-            if grown == region {
-                return region;
-            }
-            region = grown;
-        }
-    }
-}
-
 #[derive(Clone)]
 pub(crate) struct Board {
     pub size: usize,
@@ -119,73 +30,52 @@ pub(crate) struct Board {
     pub king: Option<usize>,
     pub rules: Rules,
     pub side_to_move: Side,
-    pub attackers: Bits,
-    pub defenders: Bits,
+    pub attackers: Bitboard,
+    pub defenders: Bitboard,
     pub attacker_count: i32,
     pub defender_count: i32,
     pub throne: usize,
     /// Every square of the board.
-    pub on_board: Bits,
-    pub edge: Bits,
+    pub on_board: Bitboard,
+    pub edge: Bitboard,
 }
 
-/// Index of a square: rank × 16 + file.
+/// Index of a square: rank × 16 + file, its bit in a [`Bitboard`].
 #[inline]
 pub(crate) fn index_of(square: Square) -> usize {
     square.rank() as usize * 16 + square.file() as usize
 }
 
-/// Board and edge masks for a board of `size`.
-fn masks(size: usize) -> (Bits, Bits) {
-    let mut on_board = Bits::default();
-    let mut edge = Bits::default();
-    for rank in 0..size {
-        for file in 0..size {
-            let index = rank * 16 + file;
-            on_board.set(index);
-            if rank == 0 || file == 0 || rank == size - 1 || file == size - 1 {
-                edge.set(index);
-            }
-        }
-    }
-    (on_board, edge)
-}
-
-thread_local! {
-    /// Masks for 9, 11 and 13.
-    static MASKS: [(Bits, Bits); 3] = [masks(9), masks(11), masks(13)];
+/// The square at an index of the 16-wide layout.
+#[inline]
+pub(crate) fn square_of(index: usize) -> Square {
+    Square::new((index & 15) as u8, (index >> 4) as u8).expect("an index of the board")
 }
 
 impl Board {
     pub fn new(position: &Position) -> Board {
         let variant = position.variant();
         let size = variant.size.get() as usize;
-        let (on_board, edge) = MASKS.with(|masks| masks[(size - 9) / 2]);
+        let geometry = position.geometry();
         let mut board = Board {
             size,
             cells: [EMPTY; CELLS],
             king: None,
             rules: variant.rules,
             side_to_move: position.side_to_move(),
-            attackers: Bits::default(),
-            defenders: Bits::default(),
-            attacker_count: 0,
-            defender_count: 0,
+            attackers: position.attackers(),
+            defenders: position.defenders(),
+            attacker_count: position.attackers().len() as i32,
+            defender_count: position.defenders().len() as i32,
             throne: (size / 2) * 16 + size / 2,
-            on_board,
-            edge,
+            on_board: geometry.board,
+            edge: geometry.edge,
         };
-        for square in position.attackers().iter() {
-            let index = index_of(square);
-            board.cells[index] = ATTACKER;
-            board.attackers.set(index);
-            board.attacker_count += 1;
+        for square in position.attackers().squares() {
+            board.cells[index_of(square)] = ATTACKER;
         }
-        for square in position.defenders().iter() {
-            let index = index_of(square);
-            board.cells[index] = DEFENDER;
-            board.defenders.set(index);
-            board.defender_count += 1;
+        for square in position.defenders().squares() {
+            board.cells[index_of(square)] = DEFENDER;
         }
         if let Some(square) = position.king() {
             let index = index_of(square);
@@ -207,7 +97,7 @@ impl Board {
 
     #[inline]
     pub fn is_edge(&self, index: usize) -> bool {
-        self.edge.has(index)
+        self.edge.contains(square_of(index))
     }
 
     #[inline]
@@ -417,18 +307,16 @@ impl Board {
 
     /// Squares reachable from the edge by orthogonal steps through squares holding no attacker.
     #[inline]
-    pub fn open_to_edge(&self) -> Bits {
-        let passable = self.on_board.minus(self.attackers);
-        Bits::flood(self.edge, passable)
+    pub fn open_to_edge(&self) -> Bitboard {
+        self.edge.flood(self.on_board.minus(self.attackers))
     }
 
     /// The king's pocket: squares he reaches by orthogonal steps through squares holding no attacker.
-    pub fn king_pocket(&self) -> Bits {
-        let mut seed = Bits::default();
-        if let Some(king) = self.king {
-            seed.set(king);
-        }
-        Bits::flood(seed, self.on_board.minus(self.attackers))
+    pub fn king_pocket(&self) -> Bitboard {
+        let seed = self.king.map_or(Bitboard::EMPTY, |king| {
+            Bitboard::from_square(square_of(king))
+        });
+        seed.flood(self.on_board.minus(self.attackers))
     }
 }
 

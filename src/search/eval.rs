@@ -16,8 +16,9 @@
 //!   a2/b1 (capturable against the corner);
 //! - edge forts in Copenhagen: the king on the edge walled by defenders.
 
-use super::board::{ATTACKER, Bits, Board, DEFENDER};
+use super::board::{ATTACKER, Board, DEFENDER, square_of};
 use super::params::*;
+use crate::rules::Bitboard;
 use crate::rules::{Position, Rules, Side};
 
 /// Static evaluation, side to move's view, within ±100,000 (never a won or lost score).
@@ -103,13 +104,13 @@ fn king_danger(board: &Board) -> i32 {
 }
 
 /// The cordon: the king and defenders cut off from the edge.
-fn encirclement(board: &Board, king_region: Bits) -> i32 {
+fn encirclement(board: &Board, king_region: Bitboard) -> i32 {
     let open = board.open_to_edge();
-    let mut score = board.defenders.minus(open).count() as i32 * DEFENDER_ENCLOSED;
+    let mut score = board.defenders.minus(open).len() as i32 * DEFENDER_ENCLOSED;
     let king = board.king.expect("checked by the caller");
-    if !open.has(king) {
+    if !open.contains(square_of(king)) {
         let area = (board.size * board.size) as i32;
-        let pocket = king_region.count() as i32;
+        let pocket = king_region.len() as i32;
         score += KING_ENCLOSED + (area - pocket).max(0) * KING_POCKET_SQUARE;
     }
     score
@@ -117,16 +118,18 @@ fn encirclement(board: &Board, king_region: Bits) -> i32 {
 
 /// Links of the attackers' chain: pairs touching diagonally.
 fn diagonal_links(board: &Board) -> i32 {
-    let (up_right, up_left) = board.attackers.up_diagonals();
-    let links = board.attackers.and(up_right).count() + board.attackers.and(up_left).count();
+    let up = board.attackers.north();
+    let links = (board.attackers & up.east()).len() + (board.attackers & up.west()).len();
     links as i32 * ATTACKER_DIAGONAL_LINK
 }
 
-fn corner_guards(board: &Board, king_region: Bits) -> i32 {
+fn corner_guards(board: &Board, king_region: Bitboard) -> i32 {
     let last = board.size as i32 - 1;
     let mut score = 0;
     for (corner_file, corner_rank) in [(0, 0), (last, 0), (0, last), (last, last)] {
-        if !king_region.has(board.at(corner_file as usize, corner_rank as usize)) {
+        if !king_region.contains(square_of(
+            board.at(corner_file as usize, corner_rank as usize),
+        )) {
             score += CORNER_SEALED;
         }
         // Steps pointing from the corner into the board.

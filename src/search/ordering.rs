@@ -4,8 +4,9 @@
 
 use arrayvec::ArrayVec;
 
-use super::board::{ATTACKER, Bits, Board, DEFENDER, EMPTY, KING, index_of};
+use super::board::{ATTACKER, Board, DEFENDER, EMPTY, KING, index_of, square_of};
 use super::params::*;
+use crate::rules::Bitboard;
 use crate::rules::{MAX_MOVES, Move, MoveList, Rules, Side, Square};
 
 /// Squares as indices below this in the history table: rank × 16 + file.
@@ -92,8 +93,8 @@ pub(crate) struct KingFacts {
     neighbours: [usize; 4],
     /// Squares the king can slide to from which two corners (`double`) or one (`single`) are open:
     /// attackers who stand there take the threat away.
-    double_threats: Bits,
-    single_threats: Bits,
+    double_threats: Bitboard,
+    single_threats: Bitboard,
 }
 
 impl KingFacts {
@@ -106,13 +107,13 @@ impl KingFacts {
                 *slot = board.step(king, direction).unwrap_or(usize::MAX);
             }
         }
-        let (mut double_threats, mut single_threats) = (Bits::default(), Bits::default());
+        let (mut double_threats, mut single_threats) = (Bitboard::EMPTY, Bitboard::EMPTY);
         if board.side_to_move == Side::Attackers {
             board.for_each_king_destination(|square| {
                 match board.open_corner_lines(square).count_ones() {
                     0 => {}
-                    1 => single_threats.set(square),
-                    _ => double_threats.set(square),
+                    1 => single_threats = single_threats.with(square_of(square)),
+                    _ => double_threats = double_threats.with(square_of(square)),
                 }
             });
         }
@@ -149,9 +150,9 @@ pub(crate) fn static_order(
         if king.capture_square == Some(to) {
             return ORDER_WIN;
         }
-        if route_blocks.contains(&to) || king.double_threats.has(to) {
+        if route_blocks.contains(&to) || king.double_threats.contains(square_of(to)) {
             score += ORDER_BLOCK_ROUTE;
-        } else if king.single_threats.has(to) {
+        } else if king.single_threats.contains(square_of(to)) {
             score += ORDER_KING_NEIGHBOUR;
         }
         if king.neighbours.contains(&to) {
