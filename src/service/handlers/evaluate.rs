@@ -8,10 +8,10 @@ use tonic::Request;
 use crate::rules::Status;
 use crate::search::{self, Level};
 
-use super::{State, StopOnDrop};
+use super::State;
 use crate::service::convert;
 use crate::service::error::ServiceError;
-use crate::service::limits::{any_limit, call_deadline, search_limits};
+use crate::service::limits::{any_limit, call_deadline};
 use crate::service::pb;
 
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").
@@ -38,47 +38,31 @@ pub(super) async fn handle(
         Status::Won { .. } => Some(-WON),
         Status::Drawn { .. } => Some(0),
     };
-    if let Some(score) = finished_score {
+    // A finished game, or no limits: an answer without a search.
+    let unsearched = match finished_score {
+        Some(score) => Some((score, 0)),
+        None if !any_limit(request.limits.as_ref()) => Some((search::evaluate(game.position()), 1)),
+        None => None,
+    };
+    if let Some((score, nodes)) = unsearched {
         span.record("score", score);
         return Ok(pb::EvaluateResponse {
             status: Some(convert::status_to_proto(status)),
             score,
             pv: Vec::new(),
             depth: 0,
-            nodes: 0,
+            nodes,
         });
     }
-    if !any_limit(request.limits.as_ref()) {
-        let score = search::evaluate(game.position());
-        span.record("score", score);
-        return Ok(pb::EvaluateResponse {
-            status: Some(convert::status_to_proto(status)),
-            score,
-            pv: Vec::new(),
-            depth: 0,
-            nodes: 1,
-        });
-    }
-    if deadline.is_some_and(|deadline| deadline <= Instant::now()) {
-        return Err(ServiceError::DeadlineTooShort);
-    }
-    let limits = search_limits(request.limits.as_ref(), state.caps, deadline);
-    let worker = Arc::clone(&state);
-    // Stops the search if this call goes away (cancelled, or cut off by its deadline).
-    let stop = StopOnDrop::default();
-    let stop_flag = stop.flag();
-    let (report, pv) = state
-        .pool
-        .run(deadline, move || {
-            let report =
-                worker
-                    .engine
-                    .search_with_stop(&game, &limits, Level::STRONGEST, 0, &stop_flag)?;
-            let pv = convert::pv_to_proto(game.position(), &report.pv);
-            Some((report, pv))
-        })
-        .await?
-        .ok_or(ServiceError::DeadlineTooShort)?;
+    let (report, pv) = super::search(
+        &state,
+        game,
+        request.limits.as_ref(),
+        Level::STRONGEST,
+        0,
+        deadline,
+    )
+    .await?;
     let score = report.score.as_i32();
     span.record("depth", i64::from(report.depth));
     span.record("nodes", report.nodes as i64);

@@ -12,7 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tonic::{Request, Response, Status};
 
 use crate::rules::Game;
-use crate::search::Engine;
+use std::time::Instant;
+
+use crate::search::{Engine, Level, SearchReport};
+
+use super::convert;
+use super::error::ServiceError;
+use super::limits::search_limits;
 
 use super::config::Config;
 use super::limits::SearchCaps;
@@ -85,6 +91,38 @@ fn record_game(game: &Game) -> tracing::Span {
     span.record("board_size", i64::from(variant.size.get()));
     span.record("ply", game.ply() as i64);
     span
+}
+
+/// Searches the game's position on the bounded pool within the caller's
+/// limits, the server's caps and the deadline, stopping if the call goes
+/// away; returns the report and its pv as move texts with captures.
+async fn search(
+    state: &Arc<State>,
+    game: Game,
+    limits: Option<&pb::SearchLimits>,
+    level: Level,
+    seed: u64,
+    deadline: Option<Instant>,
+) -> Result<(SearchReport, Vec<String>), ServiceError> {
+    if deadline.is_some_and(|deadline| deadline <= Instant::now()) {
+        return Err(ServiceError::DeadlineTooShort);
+    }
+    let limits = search_limits(limits, state.caps, deadline);
+    let worker = Arc::clone(state);
+    // Stops the search if this call goes away (cancelled, or cut off by its deadline).
+    let stop = StopOnDrop::default();
+    let stop_flag = stop.flag();
+    state
+        .pool
+        .run(deadline, move || {
+            let report = worker
+                .engine
+                .search_with_stop(&game, &limits, level, seed, &stop_flag)?;
+            let pv = convert::pv_to_proto(game.position(), &report.pv);
+            Some((report, pv))
+        })
+        .await?
+        .ok_or(ServiceError::DeadlineTooShort)
 }
 
 /// The `tafl.v1.TaflService` implementation.

@@ -7,10 +7,10 @@ use tonic::Request;
 
 use crate::search::Level;
 
-use super::{State, StopOnDrop};
+use super::State;
 use crate::service::convert;
 use crate::service::error::ServiceError;
-use crate::service::limits::{call_deadline, search_limits};
+use crate::service::limits::call_deadline;
 use crate::service::pb;
 
 #[tracing::instrument(
@@ -38,26 +38,15 @@ pub(super) async fn handle(
             ),
         ));
     }
-    if deadline.is_some_and(|deadline| deadline <= Instant::now()) {
-        return Err(ServiceError::DeadlineTooShort);
-    }
-    let limits = search_limits(request.limits.as_ref(), state.caps, deadline);
-    let seed = request.seed;
-    let worker = Arc::clone(&state);
-    // Stops the search if this call goes away (cancelled, or cut off by its deadline).
-    let stop = StopOnDrop::default();
-    let stop_flag = stop.flag();
-    let (report, pv) = state
-        .pool
-        .run(deadline, move || {
-            let report = worker
-                .engine
-                .search_with_stop(&game, &limits, level, seed, &stop_flag)?;
-            let pv = convert::pv_to_proto(game.position(), &report.pv);
-            Some((report, pv))
-        })
-        .await?
-        .ok_or(ServiceError::DeadlineTooShort)?;
+    let (report, pv) = super::search(
+        &state,
+        game,
+        request.limits.as_ref(),
+        level,
+        request.seed,
+        deadline,
+    )
+    .await?;
     let best_move = report.best_move;
     // pv[0] is the best move with its captures; the move alone if the pv came back empty.
     let text = pv.first().cloned().unwrap_or_else(|| best_move.to_string());
