@@ -27,7 +27,10 @@ fn evaluation(c: &mut Criterion) {
 
 fn fixed_depth(c: &mut Criterion) {
     let games = positions();
-    let engine = Engine::new(EngineConfig { hash_mb: 16 });
+    let engine = Engine::new(EngineConfig {
+        hash_mb: 16,
+        ..EngineConfig::default()
+    });
     let limits = Limits {
         max_depth: Some(4),
         ..Limits::default()

@@ -32,6 +32,9 @@ enum Command {
     /// Self-play between two engine settings from the standard start and varied openings; prints the score
     /// with a 95% confidence interval and the Elo difference.
     Match(tafl::search::selfplay::MatchArgs),
+    /// Fit the evaluation's weights to real game records (Texel's method); prints the losses
+    /// before and after and every weight.
+    Tune(tafl::search::tune::TuneArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -70,6 +73,9 @@ fn main() -> anyhow::Result<()> {
         Command::Match(args) => tafl::search::selfplay::run(&args)
             .map(|_| ())
             .context("tafl match"),
+        Command::Tune(args) => tafl::search::tune::run(&args)
+            .map(|_| ())
+            .context("tafl tune"),
     }
 }
 

@@ -8,7 +8,10 @@ use tafl::search::{Engine, EngineConfig, Level, Limits, SearchReport, evaluate};
 const WIN: i32 = 1_000_000;
 
 fn engine() -> Engine {
-    Engine::new(EngineConfig { hash_mb: 4 })
+    Engine::new(EngineConfig {
+        hash_mb: 4,
+        ..EngineConfig::default()
+    })
 }
 
 fn game_from(rules: Rules, text: &str) -> Game {

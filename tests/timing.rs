@@ -15,7 +15,10 @@ use random_games::{Lcg, all_variants, random_games};
 
 #[test]
 fn every_answer_comes_within_max_time_plus_10_ms() {
-    let engine = Engine::new(EngineConfig { hash_mb: 4 });
+    let engine = Engine::new(EngineConfig {
+        hash_mb: 4,
+        ..EngineConfig::default()
+    });
     let mut rng = Lcg(3);
     let max_time = Duration::from_millis(20);
     let slack = Duration::from_millis(10);

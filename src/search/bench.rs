@@ -86,6 +86,7 @@ pub fn positions() -> Vec<Game> {
 pub fn run(args: &BenchArgs) -> BenchSummary {
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,
+        ..EngineConfig::default()
     });
     let limits = Limits {
         max_depth: Some(args.depth),

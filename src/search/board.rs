@@ -305,6 +305,16 @@ impl Board {
             .is_some_and(|square| self.attacker_can_reach(square))
     }
 
+    /// Does the side to move win with its next move, as the board sees without playing it: the
+    /// king's open corner line (defenders), or his capture (attackers)?
+    pub fn side_to_move_wins_now(&self) -> bool {
+        let Some(king) = self.king else { return false };
+        match self.side_to_move {
+            Side::Defenders => self.open_corner_lines(king) != 0,
+            Side::Attackers => self.king_capturable_now(),
+        }
+    }
+
     /// Squares reachable from the edge by orthogonal steps through squares holding no attacker.
     #[inline]
     pub fn open_to_edge(&self) -> Bitboard {

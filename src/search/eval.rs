@@ -1,7 +1,13 @@
 //! The static evaluation: a tafl position scored from the side to move's view.
 //!
-//! Terms (weights in `params.rs`), all computed for the attackers and negated
-//! for the defenders:
+//! The evaluation is a weighted sum: it counts [`Term`]s in the position (how
+//! many attackers, how many corners the king reaches in two moves, ...) and
+//! multiplies each count by its weight (`params.rs`, [`WEIGHTS`]). Counts are
+//! taken from the attackers' view: a term that favours the defenders counts
+//! negative. Being linear in the weights is what lets `tafl tune` fit them to
+//! real games (`tune.rs`).
+//!
+//! The terms, in groups:
 //! - material, with attackers worth more once few are left;
 //! - the king's routes to corners: open lines now, corners reachable in two
 //!   moves, and squares giving a double threat (two corners open at once);
@@ -14,58 +20,170 @@
 //! - corners: sealed off from the king's region (no path of non-attacker
 //!   squares from him), guards on the a3-b2-c1 diagonal and b3/c2, none on
 //!   a2/b1 (capturable against the corner);
-//! - edge forts in Copenhagen: the king on the edge walled by defenders.
+//! - edge forts in Copenhagen: the king on the edge walled by defenders;
+//! - the tempo: moving next.
+
+use strum::{EnumCount, EnumIter, EnumString, IntoStaticStr};
 
 use super::board::{ATTACKER, Board, DEFENDER, square_of};
-use super::params::*;
+use super::params::{EVAL_LIMIT, SCARCE_ATTACKER_COUNT, WEIGHTS};
+use super::weights::Weights;
 use crate::rules::Bitboard;
 use crate::rules::{Position, Rules, Side};
 
-/// Static evaluation, side to move's view, within ±100,000 (never a won or lost score).
+/// One thing the evaluation counts. Its weight (`params.rs`) is what one of it
+/// is worth to the side it favours. Names are the snake_case of the variant,
+/// as `tafl tune` prints them and `tafl match --a weights=FILE` reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, EnumCount, EnumIter, EnumString, IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Term {
+    /// Attackers: an attacker on the board.
+    Attacker,
+    /// Defenders: a defender (not the king) on the board.
+    Defender,
+    /// Attackers: each attacker fewer than `SCARCE_ATTACKER_COUNT` (a thin cordon leaks, so the last
+    /// ones are worth more).
+    ScarceAttacker,
+    /// Defenders: a square the king can slide to this move.
+    KingMobility,
+    /// Defenders: a corner the king could reach in two moves (a square he can slide to, from which
+    /// that corner is open).
+    KingRouteTwoMoves,
+    /// Defenders, to move: a square in the king's reach opens two corners at once (a double threat:
+    /// one blocking move cannot stop both).
+    KingDoubleThreatToMove,
+    /// Defenders, attackers to move: as above, but the attackers get one move to spoil it.
+    KingDoubleThreatWaiting,
+    /// Defenders: a corner open to the king now (the attackers must block it).
+    KingOpenRoute,
+    /// Defenders: each step the king stands nearer his nearest corner than the board's size away.
+    KingCornerProximity,
+    /// Attackers: one side of a capturable king held by an attacker or a square hostile to him.
+    KingPressureOne,
+    /// Attackers: two sides of a capturable king held.
+    KingPressureTwo,
+    /// Attackers: three sides of a capturable king held.
+    KingPressureThree,
+    /// Attackers: four sides of a capturable king held (the search sees the capture first).
+    KingPressureFour,
+    /// Attackers: a defender (not the king) with no path of non-attacker squares to the edge
+    /// (encirclement pressure: Copenhagen wins by enclosing all of them).
+    DefenderEnclosed,
+    /// Attackers: the king has no path of non-attacker squares to the edge.
+    KingEnclosed,
+    /// Attackers, king enclosed: each square of the board outside his pocket (a tight ring is
+    /// closer to a capture).
+    KingPocketSquare,
+    /// Attackers: a pair of attackers touching diagonally (the links a ring is made of).
+    AttackerDiagonalLink,
+    /// Attackers: a corner the king cannot reach by any path of non-attacker squares.
+    CornerSealed,
+    /// Attackers: an attacker on a corner's sealing diagonal (a3, b2, c1 for a1).
+    CornerGuard,
+    /// Attackers: an attacker on the next diagonal out (b3, c2 for a1).
+    CornerGuardOuter,
+    /// Attackers: an attacker right next to a corner (a2, b1), capturable against it (its weight is
+    /// negative).
+    CornerNeighbour,
+    /// Defenders, Copenhagen: the king on the edge (he cannot be captured there and may build an
+    /// exit fort).
+    FortKingOnEdge,
+    /// Defenders, Copenhagen: a defender next to (orthogonally or diagonally) an edge king.
+    FortWallDefender,
+    /// Attackers, Copenhagen: an attacker next to an edge king (the fort is not yet safe).
+    FortAttackerNear,
+    /// Attackers when they move next, defenders when they do: moving next is worth a little.
+    Tempo,
+}
+
+/// Where the evaluation puts each term's count: a running score, or the counts themselves.
+pub(crate) trait Tally {
+    /// `count` of `term`, from the attackers' view (negative for what favours the defenders).
+    fn add(&mut self, term: Term, count: i32);
+}
+
+/// The weighted sum, as the search wants it.
+struct Score<'a> {
+    weights: &'a Weights,
+    total: i32,
+}
+
+impl Tally for Score<'_> {
+    #[inline]
+    fn add(&mut self, term: Term, count: i32) {
+        self.total += self.weights[term] * count;
+    }
+}
+
+/// Every term's count in one position, as the tuner wants it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Counts(pub [i32; Term::COUNT]);
+
+impl Tally for Counts {
+    fn add(&mut self, term: Term, count: i32) {
+        self.0[term as usize] += count;
+    }
+}
+
+impl Counts {
+    pub fn of(board: &Board) -> Counts {
+        let mut counts = Counts::default();
+        count_terms(board, &mut counts);
+        counts
+    }
+}
+
+/// Static evaluation with the built-in weights, side to move's view, within ±100,000 (never a won
+/// or lost score).
 pub fn evaluate(position: &Position) -> i32 {
-    evaluate_board(&Board::new(position))
+    evaluate_board(&Board::new(position), &WEIGHTS)
 }
 
-pub(crate) fn evaluate_board(board: &Board) -> i32 {
-    let for_attackers = attackers_view(board);
-    let score = match board.side_to_move {
-        Side::Attackers => for_attackers + TEMPO,
-        Side::Defenders => -for_attackers + TEMPO,
+pub(crate) fn evaluate_board(board: &Board, weights: &Weights) -> i32 {
+    let mut score = Score { weights, total: 0 };
+    count_terms(board, &mut score);
+    let for_side_to_move = match board.side_to_move {
+        Side::Attackers => score.total,
+        Side::Defenders => -score.total,
     };
-    score.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    for_side_to_move.clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
-fn attackers_view(board: &Board) -> i32 {
-    let mut score = material(board);
-    score += diagonal_links(board);
+/// Counts every term of `board` into `tally`, from the attackers' view.
+fn count_terms(board: &Board, tally: &mut impl Tally) {
+    tally.add(
+        Term::Tempo,
+        match board.side_to_move {
+            Side::Attackers => 1,
+            Side::Defenders => -1,
+        },
+    );
+    material(board, tally);
+    diagonal_links(board, tally);
     if board.king.is_some() {
         let king_region = board.king_pocket();
-        score += corner_guards(board, king_region);
-        score -= king_routes(board);
-        score += king_danger(board);
-        score += encirclement(board, king_region);
+        corner_guards(board, king_region, tally);
+        king_routes(board, tally);
+        king_danger(board, tally);
+        encirclement(board, king_region, tally);
         if board.rules == Rules::Copenhagen {
-            score -= edge_fort(board);
+            edge_fort(board, tally);
         }
-    } else {
-        // The king is gone: the game is over; the search scores it. Keep it decisive anyway.
-        score += EVAL_LIMIT / 2;
     }
-    score
 }
 
-fn material(board: &Board) -> i32 {
-    let mut score = board.attacker_count * ATTACKER_VALUE - board.defender_count * DEFENDER_VALUE;
-    if board.attacker_count < SCARCE_ATTACKER_COUNT {
-        score -= (SCARCE_ATTACKER_COUNT - board.attacker_count) * SCARCE_ATTACKER_BONUS;
-    }
-    score
+fn material(board: &Board, tally: &mut impl Tally) {
+    tally.add(Term::Attacker, board.attacker_count);
+    tally.add(Term::Defender, -board.defender_count);
+    tally.add(
+        Term::ScarceAttacker,
+        -(SCARCE_ATTACKER_COUNT - board.attacker_count).max(0),
+    );
 }
 
-/// What the king's mobility and routes are worth to the defenders.
-fn king_routes(board: &Board) -> i32 {
+/// The king's mobility and routes (the defenders' terms).
+fn king_routes(board: &Board, tally: &mut impl Tally) {
     let king = board.king.expect("checked by the caller");
-    let mut score = 0;
     let mut reach = 0;
     let mut corners_in_two = 0u8;
     let mut double_threats = 0;
@@ -77,60 +195,78 @@ fn king_routes(board: &Board) -> i32 {
             double_threats += 1;
         }
     });
-    score += reach * KING_MOBILITY;
-    score += corners_in_two.count_ones() as i32 * KING_ROUTE_TWO_MOVES;
+    tally.add(Term::KingMobility, -reach);
+    tally.add(
+        Term::KingRouteTwoMoves,
+        -(corners_in_two.count_ones() as i32),
+    );
     if double_threats > 0 {
         // With the defenders to move this is a win in two unless the king can be taken; with the
         // attackers to move they get one move to spoil it.
-        score += match board.side_to_move {
-            Side::Defenders => 3 * KING_DOUBLE_THREAT_SQUARE,
-            Side::Attackers => KING_DOUBLE_THREAT_SQUARE,
+        let term = match board.side_to_move {
+            Side::Defenders => Term::KingDoubleThreatToMove,
+            Side::Attackers => Term::KingDoubleThreatWaiting,
         };
+        tally.add(term, -1);
     }
-    score += board.open_corner_lines(king).count_ones() as i32 * KING_OPEN_ROUTE;
+    tally.add(
+        Term::KingOpenRoute,
+        -(board.open_corner_lines(king).count_ones() as i32),
+    );
     let last = board.size - 1;
     let (file, rank) = (board.file(king), board.rank(king));
     let to_corner = file.min(last - file) + rank.min(last - rank);
-    score += (board.size - to_corner.min(board.size)) as i32 * KING_CORNER_PROXIMITY;
-    score
+    tally.add(
+        Term::KingCornerProximity,
+        -((board.size - to_corner.min(board.size)) as i32),
+    );
 }
 
 /// Attackers' hold on the king where he can be captured.
-fn king_danger(board: &Board) -> i32 {
-    match board.king_pressure() {
-        Some((sides, _)) => KING_PRESSURE[sides.min(4) as usize],
-        None => 0,
+fn king_danger(board: &Board, tally: &mut impl Tally) {
+    const BY_SIDES_HELD: [Term; 4] = [
+        Term::KingPressureOne,
+        Term::KingPressureTwo,
+        Term::KingPressureThree,
+        Term::KingPressureFour,
+    ];
+    if let Some((sides, _)) = board.king_pressure()
+        && sides > 0
+    {
+        tally.add(BY_SIDES_HELD[sides.min(4) as usize - 1], 1);
     }
 }
 
 /// The cordon: the king and defenders cut off from the edge.
-fn encirclement(board: &Board, king_region: Bitboard) -> i32 {
+fn encirclement(board: &Board, king_region: Bitboard, tally: &mut impl Tally) {
     let open = board.open_to_edge();
-    let mut score = board.defenders.minus(open).len() as i32 * DEFENDER_ENCLOSED;
+    tally.add(
+        Term::DefenderEnclosed,
+        board.defenders.minus(open).len() as i32,
+    );
     let king = board.king.expect("checked by the caller");
     if !open.contains(square_of(king)) {
         let area = (board.size * board.size) as i32;
         let pocket = king_region.len() as i32;
-        score += KING_ENCLOSED + (area - pocket).max(0) * KING_POCKET_SQUARE;
+        tally.add(Term::KingEnclosed, 1);
+        tally.add(Term::KingPocketSquare, (area - pocket).max(0));
     }
-    score
 }
 
 /// Links of the attackers' chain: pairs touching diagonally.
-fn diagonal_links(board: &Board) -> i32 {
+fn diagonal_links(board: &Board, tally: &mut impl Tally) {
     let up = board.attackers.north();
     let links = (board.attackers & up.east()).len() + (board.attackers & up.west()).len();
-    links as i32 * ATTACKER_DIAGONAL_LINK
+    tally.add(Term::AttackerDiagonalLink, links as i32);
 }
 
-fn corner_guards(board: &Board, king_region: Bitboard) -> i32 {
+fn corner_guards(board: &Board, king_region: Bitboard, tally: &mut impl Tally) {
     let last = board.size as i32 - 1;
-    let mut score = 0;
     for (corner_file, corner_rank) in [(0, 0), (last, 0), (0, last), (last, last)] {
         if !king_region.contains(square_of(
             board.at(corner_file as usize, corner_rank as usize),
         )) {
-            score += CORNER_SEALED;
+            tally.add(Term::CornerSealed, 1);
         }
         // Steps pointing from the corner into the board.
         let toward_file = if corner_file == 0 { 1 } else { -1 };
@@ -145,20 +281,19 @@ fn corner_guards(board: &Board, king_region: Bitboard) -> i32 {
                 })
                 .count() as i32
         };
-        score += held(&[(0, 2), (1, 1), (2, 0)]) * CORNER_GUARD;
-        score += held(&[(1, 2), (2, 1)]) * CORNER_GUARD_OUTER;
-        score += held(&[(0, 1), (1, 0)]) * CORNER_NEIGHBOUR;
+        tally.add(Term::CornerGuard, held(&[(0, 2), (1, 1), (2, 0)]));
+        tally.add(Term::CornerGuardOuter, held(&[(1, 2), (2, 1)]));
+        tally.add(Term::CornerNeighbour, held(&[(0, 1), (1, 0)]));
     }
-    score
 }
 
 /// Copenhagen's exit fort: an edge king walled by his defenders.
-fn edge_fort(board: &Board) -> i32 {
+fn edge_fort(board: &Board, tally: &mut impl Tally) {
     let king = board.king.expect("checked by the caller");
     if !board.is_edge(king) {
-        return 0;
+        return;
     }
-    let mut score = FORT_KING_ON_EDGE;
+    tally.add(Term::FortKingOnEdge, -1);
     for dfile in -1..=1 {
         for drank in -1..=1 {
             if (dfile, drank) == (0, 0) {
@@ -166,12 +301,11 @@ fn edge_fort(board: &Board) -> i32 {
             }
             if let Some(next) = board.step(king, (dfile, drank)) {
                 match board.cells[next] {
-                    DEFENDER => score += FORT_WALL_DEFENDER,
-                    ATTACKER => score -= FORT_ATTACKER_NEAR,
+                    DEFENDER => tally.add(Term::FortWallDefender, -1),
+                    ATTACKER => tally.add(Term::FortAttackerNear, 1),
                     _ => {}
                 }
             }
         }
     }
-    score
 }

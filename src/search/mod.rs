@@ -7,7 +7,7 @@
 //! use tafl::search::{Engine, EngineConfig, Level, Limits};
 //! use std::time::Duration;
 //!
-//! let engine = Engine::new(EngineConfig { hash_mb: 16 });
+//! let engine = Engine::new(EngineConfig { hash_mb: 16, ..EngineConfig::default() });
 //! let game = Game::new(Variant::standard(Rules::Copenhagen));
 //! let limits = Limits { max_time: Some(Duration::from_millis(100)), ..Limits::default() };
 //! let report = engine.search(&game, &limits, Level::STRONGEST, 0).expect("no deadline given");
@@ -15,10 +15,10 @@
 //! ```
 //!
 //! Files: `eval.rs` (the evaluation), `params.rs` (every tunable number),
-//! `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is shared),
+//! `weights.rs` (reading and printing them), `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is shared),
 //! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
-//! (a mailbox copy for the evaluation), `bench.rs` and `selfplay.rs` (the
-//! `tafl bench` and `tafl match` commands).
+//! (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs` and `tune.rs`
+//! (the `tafl bench`, `tafl match` and `tafl tune` commands).
 
 mod board;
 mod eval;
@@ -29,9 +29,11 @@ mod params;
 #[allow(clippy::module_inception)]
 mod search;
 mod tt;
+mod weights;
 
 pub mod bench;
 pub mod selfplay;
+pub mod tune;
 
 use std::fmt;
 use std::sync::Mutex;
@@ -41,6 +43,7 @@ use std::time::Duration;
 pub use eval::evaluate;
 pub use levels::Level;
 pub use limits::Limits;
+pub use weights::{Term, Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
 use limits::Clock;
@@ -105,11 +108,16 @@ pub struct EngineConfig {
     /// Size of each search's transposition table, in MiB. A table is used by one search at a time,
     /// so memory is this times the most searches running at once.
     pub hash_mb: usize,
+    /// The evaluation's weights (default: the built-in ones).
+    pub weights: Weights,
 }
 
 impl Default for EngineConfig {
     fn default() -> EngineConfig {
-        EngineConfig { hash_mb: 64 }
+        EngineConfig {
+            hash_mb: 64,
+            weights: Weights::default(),
+        }
     }
 }
 
@@ -172,6 +180,7 @@ impl Engine {
                 clock,
                 root.variant().rules,
                 game_hashes,
+                &self.config.weights,
                 settings.noise,
                 seed,
             );
@@ -192,7 +201,7 @@ impl Engine {
             elapsed: started.elapsed(),
         };
         if settings.noise > 0 {
-            guard_against_blunder(&root, &mut report);
+            guard_against_blunder(&root, &self.config.weights, &mut report);
         }
         Some(report)
     }
@@ -230,7 +239,7 @@ pub(crate) fn allows_win_in_one(position: &Position, mv: Move) -> bool {
 
 /// Weak levels: never hand the opponent a win in one when another move avoids it (the noise may
 /// lead a shallow search astray; this keeps it from the absurd).
-fn guard_against_blunder(root: &Position, report: &mut SearchReport) {
+fn guard_against_blunder(root: &Position, weights: &Weights, report: &mut SearchReport) {
     if report.score.win_in().is_some() || !allows_win_in_one(root, report.best_move) {
         return;
     }
@@ -240,7 +249,7 @@ fn guard_against_blunder(root: &Position, report: &mut SearchReport) {
     let after = |mv: Move| {
         let mut child = *root;
         child.play_unchecked(mv);
-        -evaluate(&child)
+        -eval::evaluate_board(&board::Board::new(&child), weights)
     };
     let safe = moves
         .iter()

@@ -24,6 +24,7 @@ use super::limits::Clock;
 use super::ordering::{HISTORY_LEN, MovePicker, history_index};
 use super::params::*;
 use super::tt::{Bound, Entry, Table, splitmix};
+use super::weights::Weights;
 use crate::rules::{Move, PASS_HASH, Position, Rules, Side, Status};
 
 /// Scratch memory reused by one search at a time: the table and the history.
@@ -64,6 +65,7 @@ pub(crate) struct Searcher<'a> {
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     pv: Box<[PvLine]>,
     rules: Rules,
+    weights: &'a Weights,
     noise: i32,
     seed: u64,
     /// Hashes of the game's positions since the last capture, before the root.
@@ -79,6 +81,7 @@ impl<'a> Searcher<'a> {
         clock: Clock<'a>,
         rules: Rules,
         game_hashes: Vec<u64>,
+        weights: &'a Weights,
         noise: i32,
         seed: u64,
     ) -> Searcher<'a> {
@@ -98,6 +101,7 @@ impl<'a> Searcher<'a> {
             killers: [[None; 2]; MAX_PLY + 1],
             pv,
             rules,
+            weights,
             noise,
             seed,
             game_hashes,
@@ -175,7 +179,7 @@ impl<'a> Searcher<'a> {
     /// The static score of a leaf, with the level's noise.
     #[inline]
     fn static_eval(&self, board: &Board, hash: u64) -> i32 {
-        let score = evaluate_board(board);
+        let score = evaluate_board(board, self.weights);
         if self.noise == 0 {
             return score;
         }
@@ -186,12 +190,9 @@ impl<'a> Searcher<'a> {
     /// A win for the side to move in one ply that the evaluation sees without playing it.
     #[inline]
     fn immediate_win(&self, board: &Board, ply: usize) -> Option<i32> {
-        let king = board.king?;
-        let wins = match board.side_to_move {
-            Side::Defenders => board.open_corner_lines(king) != 0,
-            Side::Attackers => board.king_capturable_now(),
-        };
-        wins.then_some(WIN - (ply as i32 + 1))
+        board
+            .side_to_move_wins_now()
+            .then_some(WIN - (ply as i32 + 1))
     }
 
     /// Ends of the game at this node: the rules' verdict, or a repetition. From the side to move's view.

@@ -9,16 +9,19 @@
 
 use std::fmt;
 use std::io::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::tt::splitmix;
-use super::{Engine, EngineConfig, Level, Limits};
+use super::{Engine, EngineConfig, Level, Limits, Weights, WeightsError};
 use crate::rules::{BoardSize, Game, Rules, Side, Status, Variant};
 
 /// `tafl match` arguments.
 #[derive(clap::Args, Clone, Debug)]
 pub struct MatchArgs {
-    /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`.
+    /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,weights=FILE`
+    /// (evaluation weights as `tafl tune` prints them).
     #[arg(long, default_value = "level=10")]
     pub a: String,
     /// Player B, as A.
@@ -42,6 +45,9 @@ pub struct MatchArgs {
     /// Transposition table size, MiB.
     #[arg(long, default_value_t = 16)]
     pub hash_mb: usize,
+    /// Games played at once, each on its own thread.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
     /// Print every game's result as it ends.
     #[arg(long, default_value_t = true)]
     pub verbose: bool,
@@ -50,8 +56,10 @@ pub struct MatchArgs {
 /// Why a match cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
-    #[error("player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS]")]
+    #[error("player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE]")]
     BadPlayer(String),
+    #[error("weights file {path}: {reason}")]
+    BadWeights { path: String, reason: String },
     #[error("unknown rules {0:?}: expected copenhagen, fetlar or tablut")]
     BadRules(String),
     #[error("board size {0}: expected 9, 11 or 13")]
@@ -65,6 +73,8 @@ pub struct Player {
     pub max_depth: Option<u32>,
     pub max_nodes: Option<u64>,
     pub movetime: Option<Duration>,
+    /// A file of evaluation weights; `None`: the built-in ones.
+    pub weights: Option<String>,
 }
 
 impl std::str::FromStr for Player {
@@ -76,6 +86,7 @@ impl std::str::FromStr for Player {
             max_depth: None,
             max_nodes: None,
             movetime: None,
+            weights: None,
         };
         for part in text
             .split(',')
@@ -83,6 +94,10 @@ impl std::str::FromStr for Player {
             .filter(|part| !part.is_empty())
         {
             let (key, value) = part.split_once('=').ok_or_else(bad)?;
+            if key.trim() == "weights" {
+                player.weights = Some(value.trim().to_string());
+                continue;
+            }
             let number: u64 = value.trim().parse().map_err(|_| bad())?;
             match key.trim() {
                 "level" => player.level = Level::new(number as u32).ok_or_else(bad)?,
@@ -104,6 +119,9 @@ impl fmt::Display for Player {
         }
         if let Some(nodes) = self.max_nodes {
             write!(f, ",nodes={nodes}")?;
+        }
+        if let Some(weights) = &self.weights {
+            write!(f, ",weights={weights}")?;
         }
         Ok(())
     }
@@ -188,91 +206,152 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     for player in [&mut player_a, &mut player_b] {
         player.movetime = player.movetime.or(movetime);
     }
-    let engine = Engine::new(EngineConfig {
-        hash_mb: args.hash_mb,
-    });
+    let engines = [
+        engine_for(&player_a, args.hash_mb)?,
+        engine_for(&player_b, args.hash_mb)?,
+    ];
     let games = args.games.div_ceil(2) * 2;
     println!(
         "match {player_a} (A) vs {player_b} (B), {rules} {n}x{n}, {games} games",
         n = size.get()
     );
-    let mut summary = MatchSummary::default();
-    for index in 0..games {
-        let a_attacks = index % 2 == 0;
-        let mut game = opening(variant, index / 2);
-        let start_ply = game.ply();
-        while !game.status().is_over() && game.ply() < args.max_plies {
-            let to_move = game.position().side_to_move();
-            let player = if (to_move == Side::Attackers) == a_attacks {
-                &player_a
-            } else {
-                &player_b
-            };
-            let limits = Limits {
-                max_depth: player.max_depth,
-                max_nodes: player.max_nodes,
-                max_time: player.movetime,
-                deadline: None,
-            };
-            let seed = splitmix(u64::from(index) << 32 | game.ply() as u64);
-            let Some(report) = engine.search(&game, &limits, player.level, seed) else {
-                break;
-            };
-            if game.play_move(report.best_move).is_err() {
-                eprintln!(
-                    "game {}: the engine chose an illegal move {}",
-                    index + 1,
-                    report.best_move
-                );
-                break;
-            }
+    let next_game = AtomicU32::new(0);
+    let summary = Mutex::new(MatchSummary::default());
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= games {
+                        break;
+                    }
+                    let players = [(&player_a, &engines[0]), (&player_b, &engines[1])];
+                    let (game, start_ply) = play_game(variant, index, players, args.max_plies);
+                    let mut summary = summary
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    let result = summary.record(index, game.status());
+                    if args.verbose {
+                        println!(
+                            "game {:>3}: A {} opening {} -> {result} {} after {} plies; A {:.1}/{}",
+                            index + 1,
+                            if a_attacks(index) {
+                                "attacks "
+                            } else {
+                                "defends "
+                            },
+                            index / 2,
+                            reason(game.status()),
+                            game.ply() - start_ply,
+                            summary.wins as f64 + 0.5 * summary.draws as f64,
+                            summary.games
+                        );
+                        let _ = std::io::stdout().flush();
+                    }
+                }
+            });
         }
-        let a_side = if a_attacks {
+    });
+    let summary = summary
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    print_summary(&summary);
+    Ok(summary)
+}
+
+/// An engine with the player's evaluation weights.
+fn engine_for(player: &Player, hash_mb: usize) -> Result<Engine, MatchError> {
+    let weights = match &player.weights {
+        None => Weights::default(),
+        Some(path) => {
+            let bad = |reason: String| MatchError::BadWeights {
+                path: path.clone(),
+                reason,
+            };
+            let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+            text.parse()
+                .map_err(|error: WeightsError| bad(error.to_string()))?
+        }
+    };
+    Ok(Engine::new(EngineConfig { hash_mb, weights }))
+}
+
+/// Player A attacks in even games and defends in odd ones (each opening twice).
+fn a_attacks(index: u32) -> bool {
+    index.is_multiple_of(2)
+}
+
+/// Game `index` of the match, to its end or the move limit: the game and the ply it started from.
+fn play_game(
+    variant: Variant,
+    index: u32,
+    [a, b]: [(&Player, &Engine); 2],
+    max_plies: usize,
+) -> (Game, usize) {
+    let mut game = opening(variant, index / 2);
+    let start_ply = game.ply();
+    while !game.status().is_over() && game.ply() < max_plies {
+        let to_move = game.position().side_to_move();
+        let (player, engine) = if (to_move == Side::Attackers) == a_attacks(index) {
+            a
+        } else {
+            b
+        };
+        let limits = Limits {
+            max_depth: player.max_depth,
+            max_nodes: player.max_nodes,
+            max_time: player.movetime,
+            deadline: None,
+        };
+        let seed = splitmix(u64::from(index) << 32 | game.ply() as u64);
+        let Some(report) = engine.search(&game, &limits, player.level, seed) else {
+            break;
+        };
+        if game.play_move(report.best_move).is_err() {
+            eprintln!(
+                "game {}: the engine chose an illegal move {}",
+                index + 1,
+                report.best_move
+            );
+            break;
+        }
+    }
+    (game, start_ply)
+}
+
+impl MatchSummary {
+    /// Counts game `index`'s final status; what it means for A, in words.
+    fn record(&mut self, index: u32, status: Status) -> &'static str {
+        let a_side = if a_attacks(index) {
             Side::Attackers
         } else {
             Side::Defenders
         };
-        let result = match game.status() {
+        self.games += 1;
+        match status {
             Status::Won { winner, .. } if winner == a_side => {
-                summary.wins += 1;
-                if a_attacks {
-                    summary.wins_as_attackers += 1;
+                self.wins += 1;
+                if a_attacks(index) {
+                    self.wins_as_attackers += 1;
                 } else {
-                    summary.wins_as_defenders += 1;
+                    self.wins_as_defenders += 1;
                 }
                 "A wins"
             }
             Status::Won { .. } => {
-                summary.losses += 1;
+                self.losses += 1;
                 "B wins"
             }
             Status::Drawn { .. } => {
-                summary.draws += 1;
+                self.draws += 1;
                 "draw"
             }
             Status::Ongoing => {
-                summary.draws += 1;
+                self.draws += 1;
                 "draw (move limit)"
             }
-        };
-        summary.games += 1;
-        if args.verbose {
-            println!(
-                "game {:>3}: A {} opening {} -> {} {} after {} plies; A {:.1}/{}",
-                index + 1,
-                if a_attacks { "attacks " } else { "defends " },
-                index / 2,
-                result,
-                reason(game.status()),
-                game.ply() - start_ply,
-                summary.wins as f64 + 0.5 * summary.draws as f64,
-                summary.games
-            );
-            let _ = std::io::stdout().flush();
         }
     }
-    print_summary(&summary);
-    Ok(summary)
 }
 
 fn reason(status: Status) -> String {
@@ -303,4 +382,64 @@ fn print_summary(summary: &MatchSummary) {
         elo((score - margin).max(0.0)),
         elo((score + margin).min(1.0))
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn players_read_every_key_and_refuse_the_rest() {
+        let player: Player = "level=7, depth=3,nodes=500,movetime=20,weights=w.txt"
+            .parse()
+            .expect("a player");
+        assert_eq!(player.level, Level::new(7).expect("level"));
+        assert_eq!(player.max_depth, Some(3));
+        assert_eq!(player.max_nodes, Some(500));
+        assert_eq!(player.movetime, Some(Duration::from_millis(20)));
+        assert_eq!(player.weights.as_deref(), Some("w.txt"));
+        for bad in ["level=11", "level", "speed=3", "depth=x"] {
+            assert!(bad.parse::<Player>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_match_on_two_threads_plays_every_game() {
+        let args = MatchArgs {
+            a: "level=10,depth=1".into(),
+            b: "level=10,depth=2".into(),
+            games: 3,
+            movetime: 0,
+            rules: "tablut".into(),
+            size: None,
+            max_plies: 40,
+            hash_mb: 1,
+            threads: 2,
+            verbose: false,
+        };
+        let summary = run(&args).expect("a match");
+        assert_eq!(summary.games, 4);
+        assert_eq!(summary.wins + summary.draws + summary.losses, 4);
+    }
+
+    #[test]
+    fn an_unreadable_weights_file_is_named() {
+        let args = MatchArgs {
+            a: "level=10,weights=/nonexistent/weights.txt".into(),
+            b: "level=1".into(),
+            games: 2,
+            movetime: 0,
+            rules: "copenhagen".into(),
+            size: None,
+            max_plies: 10,
+            hash_mb: 1,
+            threads: 1,
+            verbose: false,
+        };
+        let error = run(&args).expect_err("no such file");
+        assert!(
+            error.to_string().contains("/nonexistent/weights.txt"),
+            "{error}"
+        );
+    }
 }

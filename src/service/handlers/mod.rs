@@ -52,6 +52,7 @@ impl State {
     pub fn new(config: Config) -> State {
         let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: config.hash_mb,
+            ..Default::default()
         });
         let pool = SearchPool::new(config.max_concurrent_searches(), config.max_queued_searches);
         State {
