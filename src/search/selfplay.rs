@@ -48,9 +48,13 @@ pub struct MatchArgs {
     /// Games played at once, each on its own thread.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Print every game's result as it ends.
-    #[arg(long, default_value_t = true)]
-    pub verbose: bool,
+    /// Print only the final score, not every game's result as it ends.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Append every game to this file, one a line in the real games' format (`moves,,,result`
+    /// with result Black, White, Draw or Ongoing), for `tafl tune --games`.
+    #[arg(long)]
+    pub record: Option<String>,
 }
 
 /// Why a match cannot start.
@@ -64,6 +68,8 @@ pub enum MatchError {
     BadRules(String),
     #[error("board size {0}: expected 9, 11 or 13")]
     BadSize(u32),
+    #[error("cannot write the games to {path}: {reason}")]
+    Record { path: String, reason: String },
 }
 
 /// How one side of the match plays.
@@ -165,25 +171,28 @@ pub fn elo(score: f64) -> f64 {
     (-400.0 * (1.0 / score - 1.0).log10()).clamp(-800.0, 800.0)
 }
 
-/// The standard start, or the start plus a few seeded random moves that do not end the game.
-fn opening(variant: Variant, index: u32) -> Game {
+/// The standard start, or the start plus a few seeded random moves that do not end the game; and
+/// those moves.
+fn opening(variant: Variant, index: u32) -> (Game, Vec<String>) {
     let mut game = Game::new(variant);
+    let mut moves = Vec::new();
     if index == 0 {
-        return game;
+        return (game, moves);
     }
     let mut state = splitmix(u64::from(index) ^ 0x5eed);
     let plies = 2 + (state % 3) as usize;
     for _ in 0..plies {
-        let mut moves = game.position().legal_moves();
-        moves.sort();
+        let mut choices = game.position().legal_moves();
+        choices.sort();
         state = splitmix(state);
-        let mv = moves[(state % moves.len() as u64) as usize];
+        let mv = choices[(state % choices.len() as u64) as usize];
         let mut trial = game.clone();
         if trial.play_move(mv).is_ok() && !trial.status().is_over() {
             game = trial;
+            moves.push(mv.to_string());
         }
     }
-    game
+    (game, moves)
 }
 
 /// Plays the match, printing each game and the score.
@@ -215,6 +224,19 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         "match {player_a} (A) vs {player_b} (B), {rules} {n}x{n}, {games} games",
         n = size.get()
     );
+    let record = match &args.record {
+        None => None,
+        Some(path) => Some(Mutex::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|error| MatchError::Record {
+                    path: path.clone(),
+                    reason: error.to_string(),
+                })?,
+        )),
+    };
     let next_game = AtomicU32::new(0);
     let summary = Mutex::new(MatchSummary::default());
     std::thread::scope(|scope| {
@@ -226,12 +248,20 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
                         break;
                     }
                     let players = [(&player_a, &engines[0]), (&player_b, &engines[1])];
-                    let (game, start_ply) = play_game(variant, index, players, args.max_plies);
+                    let (game, start_ply, moves) =
+                        play_game(variant, index, players, args.max_plies);
+                    if let Some(file) = &record {
+                        let line = format!("{},,,{}\n", moves.join(" "), result_word(game.status()));
+                        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                        if let Err(error) = file.write_all(line.as_bytes()) {
+                            eprintln!("cannot record game {}: {error}", index + 1);
+                        }
+                    }
                     let mut summary = summary
                         .lock()
                         .unwrap_or_else(|poisoned| poisoned.into_inner());
                     let result = summary.record(index, game.status());
-                    if args.verbose {
+                    if !args.quiet {
                         println!(
                             "game {:>3}: A {} opening {} -> {result} {} after {} plies; A {:.1}/{}",
                             index + 1,
@@ -281,14 +311,28 @@ fn a_attacks(index: u32) -> bool {
     index.is_multiple_of(2)
 }
 
-/// Game `index` of the match, to its end or the move limit: the game and the ply it started from.
+/// The record's word for a result: Black (attackers) won, White (defenders) won, Draw, Ongoing.
+fn result_word(status: Status) -> &'static str {
+    match status {
+        Status::Won {
+            winner: Side::Attackers,
+            ..
+        } => "Black",
+        Status::Won { .. } => "White",
+        Status::Drawn { .. } => "Draw",
+        Status::Ongoing => "Ongoing",
+    }
+}
+
+/// Game `index` of the match, to its end or the move limit: the game, the ply it started from, and
+/// every move from the standard start.
 fn play_game(
     variant: Variant,
     index: u32,
     [a, b]: [(&Player, &Engine); 2],
     max_plies: usize,
-) -> (Game, usize) {
-    let mut game = opening(variant, index / 2);
+) -> (Game, usize, Vec<String>) {
+    let (mut game, mut moves) = opening(variant, index / 2);
     let start_ply = game.ply();
     while !game.status().is_over() && game.ply() < max_plies {
         let to_move = game.position().side_to_move();
@@ -307,6 +351,7 @@ fn play_game(
         let Some(report) = engine.search(&game, &limits, player.level, seed) else {
             break;
         };
+        moves.push(report.best_move.to_string());
         if game.play_move(report.best_move).is_err() {
             eprintln!(
                 "game {}: the engine chose an illegal move {}",
@@ -316,7 +361,7 @@ fn play_game(
             break;
         }
     }
-    (game, start_ply)
+    (game, start_ply, moves)
 }
 
 impl MatchSummary {
@@ -415,7 +460,8 @@ mod tests {
             max_plies: 40,
             hash_mb: 1,
             threads: 2,
-            verbose: false,
+            quiet: true,
+            record: None,
         };
         let summary = run(&args).expect("a match");
         assert_eq!(summary.games, 4);
@@ -434,7 +480,8 @@ mod tests {
             max_plies: 10,
             hash_mb: 1,
             threads: 1,
-            verbose: false,
+            quiet: true,
+            record: None,
         };
         let error = run(&args).expect_err("no such file");
         assert!(
