@@ -251,7 +251,8 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
                     let (game, start_ply, moves) =
                         play_game(variant, index, players, args.max_plies);
                     if let Some(file) = &record {
-                        let line = format!("{},,,{}\n", moves.join(" "), result_word(game.status()));
+                        let line =
+                            format!("{},,,{}\n", moves.join(" "), result_word(game.status()));
                         let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                         if let Err(error) = file.write_all(line.as_bytes()) {
                             eprintln!("cannot record game {}: {error}", index + 1);

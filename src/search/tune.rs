@@ -27,9 +27,10 @@ use crate::rules::{Game, Rules, Variant};
 #[derive(clap::Args, Clone, Debug)]
 pub struct TuneArgs {
     /// Game records, one a line: `moves,_,_,result` with result `Black` (attackers won), `White`
-    /// (defenders won), `Draw` or `Ongoing` (left out).
+    /// (defenders won), `Draw` or `Ongoing` (left out); Copenhagen 11×11 from the standard start.
+    /// Repeat to join several files (real games and `tafl match --record` games).
     #[arg(long, default_value = "tests/data/copenhagen-games.csv")]
-    pub games: String,
+    pub games: Vec<String>,
     /// Gradient steps.
     #[arg(long, default_value_t = 4000)]
     pub iterations: u32,
@@ -274,10 +275,17 @@ pub(crate) fn fit(samples: &[Sample], start: &Weights, iterations: u32, prior: f
 /// [`TuneError`] when the records cannot be read or hold no decided game, or the output cannot be
 /// written.
 pub fn run(args: &TuneArgs) -> Result<TuneReport, TuneError> {
-    let records = std::fs::read_to_string(&args.games).map_err(|source| TuneError::Read {
-        path: args.games.clone(),
-        source,
-    })?;
+    let mut records = String::new();
+    for path in &args.games {
+        let text = std::fs::read_to_string(path).map_err(|source| TuneError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        records.push_str(&text);
+        if !records.ends_with('\n') {
+            records.push('\n');
+        }
+    }
     let samples = samples(&records)?;
     let before = Weights::default();
     let fitted = fit(&samples, &before, args.iterations, args.prior);
