@@ -14,11 +14,12 @@
 //! println!("{} scores {}", report.best_move, report.score.as_i32());
 //! ```
 //!
-//! Files: `eval.rs` (the evaluation), `params.rs` (every tunable number),
-//! `weights.rs` (reading and printing them), `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is shared),
-//! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
-//! (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs` and `tune.rs`
-//! (the `tafl bench`, `tafl match` and `tafl tune` commands).
+//! Files: `eval.rs` (the evaluation's terms), `params.rs` (every tunable
+//! number, the weights among them), `weights.rs` (reading and printing
+//! weights), `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is
+//! shared), `ordering.rs`, `limits.rs`, `levels.rs` (what each level does),
+//! `board.rs` (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs`
+//! and `tune.rs` (the `tafl bench`, `tafl match` and `tafl tune` commands).
 
 mod board;
 mod eval;
