@@ -317,16 +317,18 @@ pub fn run(args: &TuneArgs) -> Result<TuneReport, TuneError> {
 mod tests {
     use super::*;
 
-    const RECORDS: &str = include_str!("../../tests/data/copenhagen-games.csv");
+    /// The first `count` lines of the real games.
+    fn first_games(count: usize) -> String {
+        include_str!("../../tests/data/copenhagen-games.csv")
+            .lines()
+            .take(count)
+            .map(|line| line.to_owned() + "\n")
+            .collect()
+    }
 
     #[test]
     fn samples_come_from_decided_games_with_every_fifth_held_out() {
-        let records: String = RECORDS
-            .lines()
-            .take(100)
-            .map(|line| line.to_owned() + "\n")
-            .collect();
-        let samples = samples(&records).expect("samples");
+        let samples = samples(&first_games(100)).expect("samples");
         let held_out = samples.iter().filter(|sample| sample.held_out).count();
         assert!(held_out > samples.len() / 10 && held_out < samples.len() * 3 / 10);
         assert!(
@@ -346,12 +348,7 @@ mod tests {
 
     #[test]
     fn fitting_lowers_the_loss_and_keeps_the_unit() {
-        let records: String = RECORDS
-            .lines()
-            .take(300)
-            .map(|line| line.to_owned() + "\n")
-            .collect();
-        let samples = samples(&records).expect("samples");
+        let samples = samples(&first_games(300)).expect("samples");
         let start = Weights::default();
         let before = Fit::from_weights(&start, best_scale(&samples, &start));
         let after = fit(&samples, &start, 200, 0.0005);
