@@ -194,38 +194,24 @@ async fn measure(
     concurrent: usize,
     duration: Duration,
 ) -> Measured {
-    let game = game_proto(moves);
-    let next_move = moves[PLIES].clone();
+    let (legal, apply) = requests(moves);
     let started = Instant::now();
     let end = started + duration;
     let mut tasks = JoinSet::new();
     for index in 0..concurrent {
         let mut client = channels[index % channels.len()].clone();
-        let game = game.clone();
-        let next_move = next_move.clone();
+        let (legal, apply) = (legal.clone(), apply.clone());
         tasks.spawn(async move {
             let mut latencies = Vec::new();
             while Instant::now() < end {
                 let call = Instant::now();
                 match rpc {
                     Rpc::LegalMoves => {
-                        let reply = client
-                            .legal_moves(LegalMovesRequest {
-                                game: Some(game.clone()),
-                                square: String::new(),
-                            })
-                            .await
-                            .expect("LegalMoves");
+                        let reply = client.legal_moves(legal.clone()).await.expect("LegalMoves");
                         black_box(reply);
                     }
                     Rpc::ApplyMove => {
-                        let reply = client
-                            .apply_move(ApplyMoveRequest {
-                                game: Some(game.clone()),
-                                next_move: next_move.clone(),
-                            })
-                            .await
-                            .expect("ApplyMove");
+                        let reply = client.apply_move(apply.clone()).await.expect("ApplyMove");
                         black_box(reply);
                     }
                 }
@@ -244,12 +230,9 @@ async fn measure(
     }
 }
 
-/// The encoded (request, reply) sizes of one LegalMoves and one ApplyMove.
-async fn message_sizes(
-    client: &TaflServiceClient<Channel>,
-    moves: &[String],
-) -> [(usize, usize); 2] {
-    let mut client = client.clone();
+/// The LegalMoves and ApplyMove requests the load is made of: the game after `PLIES` plies, and
+/// the next recorded move.
+fn requests(moves: &[String]) -> (LegalMovesRequest, ApplyMoveRequest) {
     let legal = LegalMovesRequest {
         game: Some(game_proto(moves)),
         square: String::new(),
@@ -258,6 +241,16 @@ async fn message_sizes(
         game: Some(game_proto(moves)),
         next_move: moves[PLIES].clone(),
     };
+    (legal, apply)
+}
+
+/// The encoded (request, reply) sizes of one LegalMoves and one ApplyMove.
+async fn message_sizes(
+    client: &TaflServiceClient<Channel>,
+    moves: &[String],
+) -> [(usize, usize); 2] {
+    let mut client = client.clone();
+    let (legal, apply) = requests(moves);
     let legal_reply = client.legal_moves(legal.clone()).await.expect("LegalMoves");
     let apply_reply = client.apply_move(apply.clone()).await.expect("ApplyMove");
     [
@@ -269,14 +262,7 @@ async fn message_sizes(
 /// The two requests as gRPC message bodies (a 5-byte frame header, then the
 /// protobuf), for an HTTP/2 load tool: `legal_moves.bin`, `apply_move.bin`.
 fn write_bodies(dir: &std::path::Path, moves: &[String]) {
-    let legal = LegalMovesRequest {
-        game: Some(game_proto(moves)),
-        square: String::new(),
-    };
-    let apply = ApplyMoveRequest {
-        game: Some(game_proto(moves)),
-        next_move: moves[PLIES].clone(),
-    };
+    let (legal, apply) = requests(moves);
     for (name, message) in [
         ("legal_moves.bin", legal.encode_to_vec()),
         ("apply_move.bin", apply.encode_to_vec()),
