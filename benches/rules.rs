@@ -76,16 +76,19 @@ fn move_generation(c: &mut Criterion) {
 fn perft_leaves(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
     group.sample_size(10);
-    for (size, depth) in [
-        (BoardSize::Nine, 4),
-        (BoardSize::Eleven, 4),
-        (BoardSize::Thirteen, 3),
-    ] {
-        let start = Position::start(Variant::new(Rules::Copenhagen, size));
-        group.throughput(Throughput::Elements(perft(&start, depth)));
-        group.bench_function(format!("{size} start depth {depth}"), |b| {
-            b.iter(|| perft(black_box(&start), depth))
-        });
+    for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+        for (size, depth) in [
+            (BoardSize::Nine, 4),
+            (BoardSize::Eleven, 4),
+            (BoardSize::Thirteen, 3),
+        ] {
+            let variant = Variant::new(rules, size);
+            let start = Position::start(variant);
+            group.throughput(Throughput::Elements(perft(&start, depth)));
+            group.bench_function(format!("{variant} start depth {depth}"), |b| {
+                b.iter(|| perft(black_box(&start), depth))
+            });
+        }
     }
     for size in sizes() {
         let positions = middlegames(size);
@@ -122,5 +125,59 @@ fn reference_baseline(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, move_generation, perft_leaves, reference_baseline);
+/// Replaying games from their move texts, as every service call does: the
+/// first 100 plies of each real game long enough (per game), and a legal
+/// 4,096-ply Tablut game that only shuffles back and forth (no capture ever
+/// clears its repetition record).
+fn replay(c: &mut Criterion) {
+    let mut group = c.benchmark_group("replay");
+    let games: Vec<Vec<&str>> = REAL_GAMES
+        .lines()
+        .filter_map(|line| {
+            let moves: Vec<&str> = line.split(',').next()?.split_whitespace().collect();
+            let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+            for text in moves.iter().take(101) {
+                game.play(text).ok()?;
+            }
+            (game.ply() == 101 && !game.status().is_over()).then(|| moves[..100].to_vec())
+        })
+        .take(16)
+        .collect();
+    group.throughput(Throughput::Elements(games.len() as u64));
+    group.bench_function("100 plies of a real 11×11 game", |b| {
+        b.iter(|| {
+            for moves in &games {
+                let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+                for text in moves {
+                    game.play(black_box(text)).expect("a recorded move");
+                }
+                black_box(game.repetitions());
+            }
+        });
+    });
+    let shuffle: Vec<&str> = ["d1-d2", "e3-d3", "d2-d1", "d3-e3"]
+        .into_iter()
+        .cycle()
+        .take(4096)
+        .collect();
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("4,096-ply Tablut shuffle", |b| {
+        b.iter(|| {
+            let mut game = Game::new(Variant::standard(Rules::Tablut));
+            for text in &shuffle {
+                game.play(black_box(text)).expect("a legal shuffle");
+            }
+            black_box(game.repetitions())
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    move_generation,
+    perft_leaves,
+    reference_baseline,
+    replay
+);
 criterion_main!(benches);

@@ -138,6 +138,76 @@ fn engine_start_positions_match_the_boards_table() {
     }
 }
 
+/// Perft that lists the moves at the last ply instead of counting them in bulk.
+fn perft_by_listing(position: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    position
+        .legal_moves()
+        .iter()
+        .map(|&mv| {
+            let mut child = *position;
+            child.play_unchecked(mv);
+            perft_by_listing(&child, depth - 1)
+        })
+        .sum()
+}
+
+/// The bulk count of the last ply (all soldiers' moves at once, by
+/// direction) equals the listed moves' number: on all nine variants, from
+/// the starts, from random midgames and from random custom setups (kings on
+/// the edge, empty thrones, crowded corners), at every node of a small tree.
+#[test]
+fn bulk_move_count_matches_the_listed_moves() {
+    let mut rng = Rng::new(13);
+    let mut positions = 0;
+    for rules in RULESETS {
+        for size in SIZES {
+            let variant = variant(rules, size as u32);
+            let start = Position::start(variant);
+            assert_eq!(
+                perft(&start, 3),
+                perft_by_listing(&start, 3),
+                "{variant} start"
+            );
+            let mut setups = vec![start];
+            for _ in 0..12 {
+                let text: PositionText = reference::random_setup(&mut rng, size)
+                    .parse()
+                    .expect("a setup");
+                if let Ok(position) = Position::from_setup(&text, variant) {
+                    setups.push(position);
+                }
+            }
+            for setup in setups {
+                let mut position = setup;
+                for ply in 0..60 {
+                    let moves = position.legal_moves();
+                    assert_eq!(
+                        position.count_legal_moves(),
+                        moves.len() as u64,
+                        "{variant} {position}"
+                    );
+                    if ply % 6 == 0 {
+                        assert_eq!(
+                            perft(&position, 2),
+                            perft_by_listing(&position, 2),
+                            "{variant} {position}"
+                        );
+                    }
+                    positions += 1;
+                    if moves.is_empty() {
+                        break;
+                    }
+                    position.play_unchecked(moves[rng.next() as usize % moves.len()]);
+                }
+            }
+        }
+    }
+    assert!(positions > 3_000, "only {positions} positions compared");
+}
+
 // ---------------------------------------------------------------- lockstep cross-check
 
 /// The reference's result string for an engine status.

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use tafl::rules::{Game, Rules, Side, Variant};
+use tafl::rules::{BoardSize, EndReason, Game, Rules, Side, Status, Variant};
 
 const GAMES: &str = include_str!("data/copenhagen-games.csv");
 
@@ -82,4 +82,63 @@ fn real_games_replay_with_the_recorded_captures() {
         failures.join("\n")
     );
     assert_eq!(GAMES.lines().count(), 1752);
+}
+
+/// Four plies that bring the 9×9 Tablut start back: an attacker and a
+/// defender step out and back, capturing nothing.
+const TABLUT_SHUFFLE: [&str; 4] = ["d1-d2", "e3-d3", "d2-d1", "d3-e3"];
+
+/// Tablut has no repetition rule, so a 4,096-ply back-and-forth game is
+/// legal: it replays to the end (the benchmark times it) and counts every
+/// standing of the start, each placement apart from the others.
+#[test]
+fn long_tablut_shuffle_replays_and_counts_its_repetitions() {
+    let mut game = Game::new(Variant::standard(Rules::Tablut));
+    for (ply, text) in TABLUT_SHUFFLE.iter().cycle().take(4096).enumerate() {
+        let played = game.play(text).expect("a legal shuffle");
+        assert_eq!(played.status, Status::Ongoing, "ply {}", ply + 1);
+        // After ply p the placement has stood once per full cycle so far,
+        // and the start counts once more for the placement after ply 4k.
+        let cycles = (ply / 4 + 1) as u32;
+        let expected = if (ply + 1) % 4 == 0 {
+            cycles + 1
+        } else {
+            cycles
+        };
+        assert_eq!(played.repetitions, expected, "ply {}", ply + 1);
+    }
+    assert_eq!(game.ply(), 4096);
+    assert_eq!(game.repetitions(), 1025);
+    assert_eq!(game.reversible_history().len(), 4097);
+}
+
+/// The same shuffle under Copenhagen and Fetlar rules ends on the third
+/// standing of the start: the attackers win (the defenders repeated) or
+/// it is a draw.
+#[test]
+fn shuffle_ends_on_the_third_standing_where_repetition_counts() {
+    for (rules, outcome) in [
+        (
+            Rules::Copenhagen,
+            Status::Won {
+                winner: Side::Attackers,
+                reason: EndReason::Repetition,
+            },
+        ),
+        (
+            Rules::Fetlar,
+            Status::Drawn {
+                reason: EndReason::Repetition,
+            },
+        ),
+    ] {
+        let mut game = Game::new(Variant::new(rules, BoardSize::Nine));
+        let mut last = None;
+        for text in TABLUT_SHUFFLE.iter().cycle().take(8) {
+            last = Some(game.play(text).expect("a legal shuffle"));
+        }
+        let last = last.expect("eight plies");
+        assert_eq!((last.repetitions, last.status), (3, outcome), "{rules}");
+        assert!(game.play("d1-d2").unwrap_err().is_game_over(), "{rules}");
+    }
 }

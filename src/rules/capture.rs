@@ -4,10 +4,6 @@ use super::bitboard::Bitboard;
 use super::position::Position;
 use super::side::Side;
 use super::square::Square;
-use super::variant::Rules;
-
-/// The four directions along ranks and files, as (file, rank) steps.
-const DIRECTIONS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
 impl Position {
     /// Square at (`file`, `rank`) if it is on this board.
@@ -24,11 +20,11 @@ impl Position {
     /// The squares hostile to the pieces of the side not to move (rule 2):
     /// the mover's pieces (the king too), the corners and the throne when
     /// empty — or always, in Tablut.
-    #[inline]
+    #[inline(always)]
     fn hostile_to_victims(&self) -> Bitboard {
         let geometry = self.geometry();
         let throne = Bitboard::from_square(geometry.throne);
-        let hostile_throne = if self.variant.rules == Rules::Tablut {
+        let hostile_throne = if self.variant.rules.throne_always_hostile() {
             throne
         } else {
             throne.minus(self.occupied())
@@ -39,28 +35,29 @@ impl Position {
     /// What the piece that just arrived on `to` captures, all found on the
     /// board as it stands after the move and before any piece is removed.
     /// The side to move is still the mover's.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn captures_after(&self, to: Square) -> Bitboard {
         let victims = match self.side_to_move {
             Side::Attackers => self.defenders,
             Side::Defenders => self.attackers,
         };
-        let hostile = self.hostile_to_victims();
-        let (file, rank) = (to.file() as i8, to.rank() as i8);
+        let arrived = Bitboard::from_square(to);
+        let neighbours = arrived.neighbours() & victims;
         let mut captures = Bitboard::EMPTY;
-        for (step_file, step_rank) in DIRECTIONS {
-            let Some(beyond) = self.square_at(file + 2 * step_file, rank + 2 * step_rank) else {
-                continue;
-            };
-            let neighbour = Square::new((file + step_file) as u8, (rank + step_rank) as u8)
-                .expect("between two squares");
-            if victims.contains(neighbour) && hostile.contains(beyond) {
-                captures = captures.with(neighbour);
-            }
+        if !neighbours.is_empty() {
+            // A victim beside `to` with a hostile square beyond: shifting
+            // the pair one step puts both on the victim's square. Shifts off
+            // the board land in the padding files or fall off, where no
+            // victim stands.
+            let hostile = self.hostile_to_victims();
+            captures = neighbours
+                & ((arrived.north() & hostile.south())
+                    | (arrived.south() & hostile.north())
+                    | (arrived.east() & hostile.west())
+                    | (arrived.west() & hostile.east()));
         }
         let geometry = self.geometry();
-        if self.variant.rules == Rules::Copenhagen
-            && geometry.edge.minus(geometry.corners).contains(to)
+        if self.variant.rules.has_shieldwall() && geometry.edge.minus(geometry.corners).contains(to)
         {
             captures |= self.shieldwall_captures(to);
         }

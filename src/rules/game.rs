@@ -1,15 +1,17 @@
 //! A game: a start, the moves played since, and the repetition rule that
 //! needs them.
 
+use std::collections::HashMap;
 use std::fmt;
+
+use foldhash::fast::FixedState;
 
 use super::bitboard::Bitboard;
 use super::movegen::Move;
 use super::notation::{MoveText, ParseMoveError};
 use super::outcome::{EndReason, Status};
 use super::position::{PlayError, Position};
-use super::side::Side;
-use super::variant::{Rules, Variant};
+use super::variant::Variant;
 
 /// A game from its start: judges each move, counts repetitions, and refuses
 /// moves once it has ended.
@@ -28,11 +30,25 @@ use super::variant::{Rules, Variant};
 pub struct Game {
     /// Every position since the start, the current one last.
     history: Vec<Position>,
+    /// What repetition knows of each position of `history`, index for index.
+    seen: Vec<Seen>,
     /// Where the positions that can still repeat begin: a capture makes
     /// every earlier position unreachable.
     since_capture: usize,
+    /// The latest position of each hash since `since_capture`, as an index
+    /// into `history`: the head of that hash's chain in `seen`.
+    latest_by_hash: HashMap<u64, usize, FixedState>,
     status: Status,
-    repetitions: u32,
+}
+
+/// Repetition's record of one position of a game.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    /// How often this placement has stood since the last capture, this time included.
+    count: u32,
+    /// The latest earlier position since the last capture with the same
+    /// hash but another placement: a hash collision, so almost always `None`.
+    other_placement: Option<usize>,
 }
 
 /// What one accepted move did.
@@ -112,9 +128,13 @@ impl Game {
     pub fn from_position(start: Position) -> Game {
         Game {
             history: vec![start],
+            seen: vec![Seen {
+                count: 1,
+                other_placement: None,
+            }],
             since_capture: 0,
+            latest_by_hash: HashMap::from_iter([(start.hash(), 0)]),
             status: start.status(),
-            repetitions: 1,
         }
     }
 
@@ -144,8 +164,8 @@ impl Game {
 
     /// How often the current position has stood in this game, counting the start once.
     #[must_use]
-    pub const fn repetitions(&self) -> u32 {
-        self.repetitions
+    pub fn repetitions(&self) -> u32 {
+        self.seen.last().expect("a game always has its start").count
     }
 
     /// The positions since the last capture, oldest first, the current one
@@ -199,41 +219,55 @@ impl Game {
         Ok(self.push(mv, next, outcome.captures))
     }
 
-    /// Records the position after an accepted move and judges repetition (rule 9).
+    /// Records the position after an accepted move and judges repetition
+    /// (rule 9) in constant time: the hash finds the earlier standings of
+    /// the placement, and a board comparison confirms them, so a hash
+    /// collision never changes a verdict.
     fn push(&mut self, played: Move, next: Position, captures: Bitboard) -> PlayedMove {
+        let index = self.history.len();
         if !captures.is_empty() || next.king().is_none() {
-            self.since_capture = self.history.len();
+            self.since_capture = index;
+            self.latest_by_hash.clear();
+        }
+        let head = self.latest_by_hash.insert(next.hash(), index);
+        // Walk the hash's chain (one link per distinct placement) to this
+        // placement's latest standing, and take that standing out of the
+        // chain: the new one replaces it.
+        let (mut previous, mut link): (Option<usize>, _) = (None, head);
+        let mut seen = Seen {
+            count: 1,
+            other_placement: head,
+        };
+        while let Some(earlier) = link {
+            let earlier_seen = self.seen[earlier];
+            if self.history[earlier].same_placement(&next) {
+                seen.count = earlier_seen.count + 1;
+                match previous {
+                    None => seen.other_placement = earlier_seen.other_placement,
+                    Some(previous) => {
+                        self.seen[previous].other_placement = earlier_seen.other_placement;
+                    }
+                }
+                break;
+            }
+            (previous, link) = (Some(earlier), earlier_seen.other_placement);
         }
         self.history.push(next);
-        let repeats = &self.history[self.since_capture..];
-        self.repetitions = repeats
-            .iter()
-            .filter(|earlier| earlier.same_placement(&next))
-            .count() as u32;
+        self.seen.push(seen);
         self.status = next.status();
         let decided_before_repetition =
             matches!(self.status.reason(), Some(reason) if reason != EndReason::NoMoves);
-        if self.repetitions >= 3 && !decided_before_repetition {
-            match next.variant().rules {
-                Rules::Copenhagen => {
-                    self.status = Status::Won {
-                        winner: Side::Attackers,
-                        reason: EndReason::Repetition,
-                    };
-                }
-                Rules::Fetlar => {
-                    self.status = Status::Drawn {
-                        reason: EndReason::Repetition,
-                    }
-                }
-                Rules::Tablut => {}
-            }
+        if seen.count >= 3
+            && !decided_before_repetition
+            && let Some(outcome) = next.variant().rules.repetition_outcome()
+        {
+            self.status = outcome;
         }
         PlayedMove {
             played,
             captures,
             status: self.status,
-            repetitions: self.repetitions,
+            repetitions: seen.count,
         }
     }
 }

@@ -8,7 +8,6 @@ use super::bitboard::Bitboard;
 use super::position::Position;
 use super::side::Side;
 use super::square::Square;
-use super::variant::Rules;
 
 /// A move: a piece from one square to another along a rank or file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,7 +48,7 @@ pub type MoveList = ArrayVec<Move, MAX_MOVES>;
 
 /// The squares a rook at `at` reaches along a line whose pieces are the bits
 /// of `occupied`, on a board `width` squares wide.
-#[inline]
+#[inline(always)]
 fn line_reach(occupied: u32, at: u32, width: u32) -> u32 {
     // Upwards: everything between `at` and the first blocker (or the edge).
     let above = (occupied | 1 << width) & !((2 << at) - 1);
@@ -64,8 +63,8 @@ fn line_reach(occupied: u32, at: u32, width: u32) -> u32 {
 impl Position {
     /// The squares a piece on `square` may move to, as bits of its rank (by
     /// file) and of its file (by rank).
-    #[inline]
-    fn reach(&self, square: Square, occupied: Bitboard, is_king: bool) -> (u32, u32) {
+    #[inline(always)]
+    pub(crate) fn reach(&self, square: Square, occupied: Bitboard, is_king: bool) -> (u32, u32) {
         let geometry = self.geometry();
         let width = u32::from(geometry.size);
         let (file, rank) = (square.file(), square.rank());
@@ -77,7 +76,7 @@ impl Position {
                 line_reach(along_file, u32::from(rank), width),
             );
         }
-        if self.variant.rules == Rules::Tablut {
+        if self.variant.rules.throne_bars_soldiers() {
             along_rank |= geometry.throne_in_line[rank as usize];
             along_file |= geometry.throne_in_line[file as usize];
         }
@@ -91,6 +90,7 @@ impl Position {
 
     /// Every legal move of the side to move; none once the game is over.
     #[must_use]
+    #[inline(always)]
     pub fn legal_moves(&self) -> MoveList {
         let mut moves = MoveList::new();
         if self.status.is_over() {
@@ -114,6 +114,7 @@ impl Position {
         moves
     }
 
+    #[inline(always)]
     fn push_moves_from(&self, from: Square, occupied: Bitboard, moves: &mut MoveList) {
         let (along_rank, along_file) = self.reach(from, occupied, self.king.contains(from));
         for_each_bit(along_rank, |file| {
@@ -131,41 +132,62 @@ impl Position {
     }
 
     /// How many legal moves the side to move has (0 once the game is over).
+    ///
+    /// Counted without listing them: the soldiers' moves all at once by
+    /// direction ([`Bitboard::count_rank_slides`], on the board and on its
+    /// transposed copy), the king's apart, as he alone may cross or stop on
+    /// the throne and the corners.
     #[must_use]
+    #[inline(always)]
     pub fn count_legal_moves(&self) -> u64 {
         if self.status.is_over() {
             return 0;
         }
+        let geometry = self.geometry();
         let occupied = self.occupied();
-        let soldiers = match self.side_to_move {
-            Side::Attackers => self.attackers,
-            Side::Defenders => self.defenders,
+        // The board, its corners and throne are the same transposed.
+        let mut open = geometry.board.minus(occupied);
+        let mut open_by_file = geometry.board.minus(self.occupied_by_file);
+        if self.variant.rules.throne_bars_soldiers() {
+            open = open.without(geometry.throne);
+            open_by_file = open_by_file.without(geometry.throne);
+        }
+        let (soldiers, soldiers_by_file) = match self.side_to_move {
+            Side::Attackers => (self.attackers, self.attackers_by_file),
+            Side::Defenders => (self.defenders, self.defenders_by_file),
         };
-        let mut count = 0;
-        for square in soldiers.squares() {
-            let (along_rank, along_file) = self.reach(square, occupied, false);
-            count += u64::from(along_rank.count_ones() + along_file.count_ones());
+        let mut count = soldiers.count_rank_slides(open, geometry.soldier_stops)
+            + soldiers_by_file.count_rank_slides(open_by_file, geometry.soldier_stops);
+        if self.side_to_move == Side::Defenders
+            && let Some(king) = self.king.first()
+        {
+            let (along_rank, along_file) = self.reach(king, occupied, true);
+            count += along_rank.count_ones() + along_file.count_ones();
         }
-        if self.side_to_move == Side::Defenders {
-            for square in self.king.squares() {
-                let (along_rank, along_file) = self.reach(square, occupied, true);
-                count += u64::from(along_rank.count_ones() + along_file.count_ones());
-            }
-        }
-        count
+        u64::from(count)
     }
 
     /// Whether the side to move has a legal move, whatever the status says.
+    #[inline(always)]
     pub(crate) fn has_legal_move(&self) -> bool {
         let occupied = self.occupied();
-        self.pieces(self.side_to_move).squares().any(|square| {
+        let pieces = self.pieces(self.side_to_move);
+        let geometry = self.geometry();
+        // Almost always some piece can step next door, where anyone may stop.
+        if pieces
+            .neighbours()
+            .intersects(geometry.soldier_stops.minus(occupied))
+        {
+            return true;
+        }
+        pieces.squares().any(|square| {
             let (along_rank, along_file) = self.reach(square, occupied, self.king.contains(square));
             along_rank | along_file != 0
         })
     }
 }
 
-#[inline]
+#[inline(always)]
 fn for_each_bit(mut bits: u32, mut f: impl FnMut(u8)) {
     while bits != 0 {
         f(bits.trailing_zeros() as u8);

@@ -6,7 +6,6 @@ use super::bitboard::Bitboard;
 use super::position::Position;
 use super::side::Side;
 use super::square::Square;
-use super::variant::Rules;
 use super::zobrist::Piece;
 
 /// Why a game ended.
@@ -98,9 +97,16 @@ impl fmt::Display for Status {
 impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the
     /// captures removed and the turn already passed (RULES.md rule 11).
-    pub(crate) fn status_after(&mut self, mover: Side, piece: Piece, to: Square) -> Status {
+    #[inline(always)]
+    pub(crate) fn status_after(
+        &mut self,
+        mover: Side,
+        piece: Piece,
+        to: Square,
+        captured: bool,
+    ) -> Status {
         let geometry = self.geometry();
-        let copenhagen = self.variant.rules == Rules::Copenhagen;
+        let rules = self.variant.rules;
         if piece == Piece::King && geometry.corners.contains(to) {
             return Status::Won {
                 winner: Side::Defenders,
@@ -116,15 +122,20 @@ impl Position {
                         reason: EndReason::KingCaptured,
                     };
                 }
-                if copenhagen && self.defenders_encircled() {
-                    return Status::Won {
-                        winner: Side::Attackers,
-                        reason: EndReason::Encircled,
-                    };
+                if rules.has_encirclement()
+                    && (self.escape_unproven || captured || self.may_have_sealed(to))
+                {
+                    self.escape_unproven = self.defenders_encircled();
+                    if self.escape_unproven {
+                        return Status::Won {
+                            winner: Side::Attackers,
+                            reason: EndReason::Encircled,
+                        };
+                    }
                 }
             }
             Side::Defenders => {
-                if copenhagen && self.king_in_exit_fort() {
+                if rules.has_exit_fort() && self.king_in_exit_fort() {
                     return Status::Won {
                         winner: Side::Defenders,
                         reason: EndReason::ExitFort,
@@ -137,25 +148,28 @@ impl Position {
 
     /// Rule 10 and its Fetlar/Tablut form: what it means that the side to
     /// move has no legal move.
+    #[inline(always)]
     pub(crate) fn no_move_status(&self) -> Status {
         if self.has_legal_move() {
             return Status::Ongoing;
         }
         let stuck = self.side_to_move;
         let has_pieces = !self.pieces(stuck).is_empty();
-        match self.variant.rules {
-            Rules::Fetlar | Rules::Tablut if has_pieces => Status::Drawn {
+        if has_pieces && self.variant.rules.stuck_side_draws() {
+            Status::Drawn {
                 reason: EndReason::NoMoves,
-            },
-            _ => Status::Won {
+            }
+        } else {
+            Status::Won {
                 winner: stuck.opponent(),
                 reason: EndReason::NoMoves,
-            },
+            }
         }
     }
 
     /// The king's square if the attacker that just arrived on `to` captured
     /// him (rule 5; Tablut's edge-assisted form).
+    #[inline(always)]
     fn captured_king(&self, to: Square) -> Option<Square> {
         let king = self.king.first()?;
         if !Bitboard::from_square(to).neighbours().contains(king) {
@@ -164,17 +178,53 @@ impl Position {
         let geometry = self.geometry();
         let around = Bitboard::from_square(king).neighbours() & geometry.board;
         let throne = Bitboard::from_square(geometry.throne);
-        let sides = match self.variant.rules {
-            Rules::Copenhagen | Rules::Fetlar if geometry.edge.contains(king) => return None,
-            // The throne is empty: only the king may stand there.
-            Rules::Copenhagen | Rules::Fetlar => self.attackers | throne,
+        // The throne is empty: only the king may stand there.
+        let sides = if !self.variant.rules.edge_shields_king() {
             // Off-board sides count by not being in `around`.
-            Rules::Tablut => self.attackers | throne | geometry.corners,
+            self.attackers | throne | geometry.corners
+        } else if geometry.edge.contains(king) {
+            return None;
+        } else {
+            self.attackers | throne
         };
         around.minus(sides).is_empty().then_some(king)
     }
 
+    /// Whether the attacker that just arrived on `to` may have cut the
+    /// defenders off from the edge, when they could reach it before.
+    ///
+    /// A square no attacker holds is open. If the open squares among the
+    /// eight around `to` that touch it orthogonally all lie in one unbroken
+    /// arc of open squares around it, every path that went through `to` can
+    /// go round it instead, so closing `to` disconnects nothing; nor can it
+    /// off the board's edge, which `to` is not on. Defenders' moves and
+    /// captures of attackers only open squares, so the defenders could reach
+    /// the edge after the last attacker move judged, unless the position
+    /// came from a setup (`escape_unproven`).
+    #[inline(always)]
+    fn may_have_sealed(&self, to: Square) -> bool {
+        let geometry = self.geometry();
+        if geometry.edge.contains(to) {
+            return true;
+        }
+        let open = geometry.board.minus(self.attackers);
+        // Off the edge, all eight neighbours are on the board.
+        let row = |rank: u8| open.rank_bits(rank) >> (to.file() - 1) & 0b111;
+        let (below, level, above) = (row(to.rank() - 1), row(to.rank()), row(to.rank() + 1));
+        // Clockwise from north: N NE E SE S SW W NW, orthogonal ones even.
+        let ring = (above >> 1 & 1)
+            | (above >> 2 & 1) << 1
+            | (level >> 2 & 1) << 2
+            | (below >> 2 & 1) << 3
+            | (below >> 1 & 1) << 4
+            | (below & 1) << 5
+            | (level & 1) << 6
+            | (above & 1) << 7;
+        !ONE_OPEN_ARC[ring as usize]
+    }
+
     /// Rule 8: no defender can reach the edge through squares free of attackers.
+    #[inline(always)]
     fn defenders_encircled(&self) -> bool {
         let geometry = self.geometry();
         let mut region = self.defenders | self.king;
@@ -193,14 +243,15 @@ impl Position {
 
     /// Rule 7: the king on the edge, able to move, in a space no attacker
     /// touches, walled by defenders the attackers can never break.
+    #[inline(always)]
     fn king_in_exit_fort(&self) -> bool {
+        // Off the edge (nearly always) the king is in no fort.
+        self.king.intersects(self.geometry().edge) && self.king_in_exit_fort_on_edge()
+    }
+
+    /// Rule 7 for a king on the edge.
+    fn king_in_exit_fort_on_edge(&self) -> bool {
         let geometry = self.geometry();
-        let Some(king) = self.king.first() else {
-            return false;
-        };
-        if !geometry.edge.contains(king) {
-            return false;
-        }
         let empty = geometry.board.minus(self.occupied());
         let space = self.king.neighbours().flood(empty);
         if space.is_empty() {
@@ -223,4 +274,46 @@ impl Position {
         }
         (touching & self.defenders).minus(safe).is_empty()
     }
+}
+
+/// For each ring of eight neighbours (bit 0 north, clockwise, orthogonal
+/// neighbours on even bits): whether its open orthogonal neighbours all lie
+/// in one arc of consecutive open squares (or there are none).
+static ONE_OPEN_ARC: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut ring = 0;
+    while ring < 256 {
+        table[ring] = open_orthogonals_in_one_arc(ring as u8);
+        ring += 1;
+    }
+    table
+};
+
+const fn open_orthogonals_in_one_arc(ring: u8) -> bool {
+    if ring == 0xff {
+        return true;
+    }
+    // Start the walk just after a closed square, so no arc wraps round.
+    let mut start = 0;
+    while ring >> start & 1 == 1 {
+        start += 1;
+    }
+    let (mut arcs, mut in_arc, mut touches) = (0, false, false);
+    let mut step = 1;
+    while step <= 8 {
+        let bit = (start + step) % 8;
+        if ring >> bit & 1 == 1 {
+            if !in_arc {
+                (in_arc, touches) = (true, false);
+            }
+            touches |= bit % 2 == 0;
+        } else if in_arc {
+            in_arc = false;
+            if touches {
+                arcs += 1;
+            }
+        }
+        step += 1;
+    }
+    arcs <= 1
 }

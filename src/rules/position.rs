@@ -8,7 +8,7 @@ use super::notation::{MoveText, PositionText};
 use super::outcome::Status;
 use super::side::Side;
 use super::square::Square;
-use super::variant::{BoardSize, Geometry, Rules, Variant};
+use super::variant::{BoardSize, Geometry, Variant};
 use super::zobrist::{Piece, piece_key, side_key};
 
 /// How a position's hash changes when only the side to move does.
@@ -41,9 +41,18 @@ pub struct Position {
     pub(crate) king: Bitboard,
     /// Every piece, by file then rank (transposed), to read a file as one lane.
     pub(crate) occupied_by_file: Bitboard,
+    /// The attackers and the defenders (without the king) transposed, to
+    /// count moves along files as moves along ranks.
+    pub(crate) attackers_by_file: Bitboard,
+    pub(crate) defenders_by_file: Bitboard,
     pub(crate) side_to_move: Side,
     pub(crate) status: Status,
     pub(crate) variant: Variant,
+    /// Whether the defenders may be encircled without the rules having
+    /// judged it: true from a setup until the first attacker move is
+    /// judged in full, false once they were seen to reach the edge (which
+    /// only an attacker move can undo).
+    pub(crate) escape_unproven: bool,
     pub(crate) hash: u64,
 }
 
@@ -244,9 +253,12 @@ impl Position {
             defenders: Bitboard::EMPTY,
             king: Bitboard::EMPTY,
             occupied_by_file: Bitboard::EMPTY,
+            attackers_by_file: Bitboard::EMPTY,
+            defenders_by_file: Bitboard::EMPTY,
             side_to_move: setup.side_to_move,
             status: Status::Ongoing,
             variant,
+            escape_unproven: true,
             hash: side_key(setup.side_to_move),
         };
         for (set, piece) in [
@@ -326,18 +338,19 @@ impl Position {
             && self.king == other.king
     }
 
+    #[inline(always)]
     pub(crate) fn geometry(&self) -> &'static Geometry {
         self.variant.size.geometry()
     }
 
     /// Every piece on the board.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn occupied(&self) -> Bitboard {
         self.attackers | self.defenders | self.king
     }
 
     /// The pieces of `side`, the king among the defenders.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pieces(&self, side: Side) -> Bitboard {
         match side {
             Side::Attackers => self.attackers,
@@ -346,19 +359,26 @@ impl Position {
     }
 
     /// Adds or removes one piece, keeping the hash and the transposed board.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn toggle_piece(&mut self, piece: Piece, square: Square) {
+        let transposed = transpose(square);
         match piece {
-            Piece::Attacker => self.attackers.toggle(square),
-            Piece::Defender => self.defenders.toggle(square),
+            Piece::Attacker => {
+                self.attackers.toggle(square);
+                self.attackers_by_file.toggle(transposed);
+            }
+            Piece::Defender => {
+                self.defenders.toggle(square);
+                self.defenders_by_file.toggle(transposed);
+            }
             Piece::King => self.king.toggle(square),
         }
-        self.occupied_by_file.toggle(transpose(square));
+        self.occupied_by_file.toggle(transposed);
         self.hash ^= piece_key(piece, square);
     }
 
     /// The kind of piece on `square`, if any.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn piece_at(&self, square: Square) -> Option<Piece> {
         if self.attackers.contains(square) {
             Some(Piece::Attacker)
@@ -380,6 +400,33 @@ impl Position {
     /// blocked, or a soldier would stop on (or, in Tablut, cross) the
     /// throne or stop on a corner.
     pub fn check(&self, mv: Move) -> Result<(), PlayError> {
+        if self.reaches(mv) {
+            return Ok(());
+        }
+        self.why_illegal(mv)
+    }
+
+    /// Whether `mv` is legal here, by the move generator's masks: the fast
+    /// path of [`Position::check`].
+    #[inline]
+    fn reaches(&self, mv: Move) -> bool {
+        if self.status.is_over() || !self.pieces(self.side_to_move).contains(mv.from) {
+            return false;
+        }
+        let is_king = self.king.contains(mv.from);
+        let (along_rank, along_file) = self.reach(mv.from, self.occupied(), is_king);
+        if mv.from.rank() == mv.to.rank() {
+            along_rank >> mv.to.file() & 1 != 0
+        } else if mv.from.file() == mv.to.file() {
+            along_file >> mv.to.rank() & 1 != 0
+        } else {
+            false
+        }
+    }
+
+    /// Why `mv`, which [`Position::reaches`] refused, is illegal: the slow
+    /// path of [`Position::check`], square by square.
+    fn why_illegal(&self, mv: Move) -> Result<(), PlayError> {
         if self.status.is_over() {
             return Err(PlayError::GameOver);
         }
@@ -408,7 +455,7 @@ impl Position {
             if piece != Piece::King
                 && square == geometry.throne
                 && square != mv.to
-                && self.variant.rules == Rules::Tablut
+                && self.variant.rules.throne_bars_soldiers()
             {
                 return Err(PlayError::ThroneInTheWay(mv));
             }
@@ -439,7 +486,7 @@ impl Position {
     /// # Panics
     /// May panic, or leave a position no game can reach, when `mv` is not
     /// legal here.
-    #[inline]
+    #[inline(always)]
     pub fn play_unchecked(&mut self, mv: Move) -> Bitboard {
         let mover = self.side_to_move;
         let piece = self
@@ -457,13 +504,13 @@ impl Position {
         }
         self.side_to_move = mover.opponent();
         self.hash ^= side_key(Side::Defenders);
-        self.status = self.status_after(mover, piece, mv.to);
+        self.status = self.status_after(mover, piece, mv.to, !captures.is_empty());
         captures
     }
 }
 
 /// The square with file and rank swapped, for the transposed board.
-#[inline]
+#[inline(always)]
 pub(crate) fn transpose(square: Square) -> Square {
     Square::new(square.rank(), square.file()).expect("a square transposes onto the board")
 }

@@ -101,24 +101,29 @@ impl std::error::Error for ParseSquareError {}
 
 impl Square {
     /// Reads a square from the front of `text`, returning it and the rest.
+    /// Byte by byte and without allocating, unless the text is wrong.
     pub(crate) fn parse_prefix(text: &str) -> Result<(Square, &str), ParseSquareError> {
-        let mut chars = text.chars();
-        let letter = chars.next().ok_or(ParseSquareError::Missing)?;
-        let file = match letter.to_ascii_lowercase() {
-            c @ 'a'..='m' => c as u8 - b'a',
-            c => return Err(ParseSquareError::File(c)),
+        let bytes = text.as_bytes();
+        let file = match bytes.first().map(u8::to_ascii_lowercase) {
+            None => return Err(ParseSquareError::Missing),
+            Some(letter @ b'a'..=b'm') => letter - b'a',
+            Some(_) => {
+                let letter = text.chars().next().expect("the text is not empty");
+                return Err(ParseSquareError::File(letter.to_ascii_lowercase()));
+            }
         };
-        let rest = chars.as_str();
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let (number, rest) = rest.split_at(digits);
-        let rank = match number.parse::<u8>() {
-            Ok(n @ 1..=MAX_BOARD_SIZE) if !number.starts_with('0') => n - 1,
-            _ => return Err(ParseSquareError::Rank(number.chars().take(8).collect())),
+        let digits = bytes[1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let number = &bytes[1..1 + digits];
+        let rank = match *number {
+            [units @ b'1'..=b'9'] => units - b'0',
+            [b'1', units @ b'0'..=b'3'] => 10 + units - b'0',
+            _ => {
+                let number = &text[1..1 + digits];
+                return Err(ParseSquareError::Rank(number.chars().take(8).collect()));
+            }
         };
-        let square = Square::new(file, rank).expect("file and rank were checked");
-        Ok((square, rest))
+        let square = Square::new(file, rank - 1).expect("file and rank were checked");
+        Ok((square, &text[1 + digits..]))
     }
 }
 

@@ -4,6 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bitboard::Bitboard;
+use super::outcome::{EndReason, Status};
+use super::side::Side;
 use super::square::Square;
 
 /// The rules a game is judged by (RULES.md).
@@ -24,6 +26,92 @@ impl Rules {
         match self {
             Rules::Copenhagen | Rules::Fetlar => BoardSize::Eleven,
             Rules::Tablut => BoardSize::Nine,
+        }
+    }
+
+    /// How the game ends when a position stands for the third time (rule
+    /// 9): the attackers win in Copenhagen (the defenders may not repeat),
+    /// a draw in Fetlar; Tablut has no repetition rule (`None`).
+    #[must_use]
+    pub const fn repetition_outcome(self) -> Option<Status> {
+        match self {
+            Rules::Copenhagen => Some(Status::Won {
+                winner: Side::Attackers,
+                reason: EndReason::Repetition,
+            }),
+            Rules::Fetlar => Some(Status::Drawn {
+                reason: EndReason::Repetition,
+            }),
+            Rules::Tablut => None,
+        }
+    }
+
+    /// Whether a king on the board's edge is safe from capture (rule 5).
+    /// Where he is not (Tablut), the edge and the corners count as hostile
+    /// sides of the king.
+    #[must_use]
+    pub const fn edge_shields_king(self) -> bool {
+        match self {
+            Rules::Copenhagen | Rules::Fetlar => true,
+            Rules::Tablut => false,
+        }
+    }
+
+    /// Whether soldiers may not pass through the empty throne (Tablut);
+    /// elsewhere they may cross it, though never stop on it.
+    #[must_use]
+    pub const fn throne_bars_soldiers(self) -> bool {
+        match self {
+            Rules::Copenhagen | Rules::Fetlar => false,
+            Rules::Tablut => true,
+        }
+    }
+
+    /// Whether the throne is hostile to every soldier even with the king on
+    /// it (Tablut); elsewhere the occupied throne is hostile to the
+    /// attackers alone, through the king (rule 2).
+    #[must_use]
+    pub const fn throne_always_hostile(self) -> bool {
+        match self {
+            Rules::Copenhagen | Rules::Fetlar => false,
+            Rules::Tablut => true,
+        }
+    }
+
+    /// Whether a row of pieces on the edge can be taken by a shieldwall (rule 4).
+    #[must_use]
+    pub const fn has_shieldwall(self) -> bool {
+        match self {
+            Rules::Copenhagen => true,
+            Rules::Fetlar | Rules::Tablut => false,
+        }
+    }
+
+    /// Whether the defenders win by an exit fort (rule 7).
+    #[must_use]
+    pub const fn has_exit_fort(self) -> bool {
+        match self {
+            Rules::Copenhagen => true,
+            Rules::Fetlar | Rules::Tablut => false,
+        }
+    }
+
+    /// Whether the attackers win by encircling every defender (rule 8).
+    #[must_use]
+    pub const fn has_encirclement(self) -> bool {
+        match self {
+            Rules::Copenhagen => true,
+            Rules::Fetlar | Rules::Tablut => false,
+        }
+    }
+
+    /// Whether a side that cannot move but still has pieces draws (Fetlar,
+    /// Tablut) instead of losing (Copenhagen, rule 10).
+    #[must_use]
+    pub const fn stuck_side_draws(self) -> bool {
+        match self {
+            Rules::Copenhagen => false,
+            Rules::Fetlar | Rules::Tablut => true,
         }
     }
 }
@@ -100,6 +188,7 @@ impl BoardSize {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn geometry(self) -> &'static Geometry {
         &GEOMETRIES[self as usize]
     }
@@ -168,6 +257,8 @@ pub(crate) struct Geometry {
     pub edge: Bitboard,
     pub corners: Bitboard,
     pub throne: Square,
+    /// The squares a soldier may stop on: all but the corners and the throne.
+    pub soldier_stops: Bitboard,
     /// Corners and throne, where only the king may stop, as bits of each
     /// rank (by file) — the same table serves files by symmetry.
     pub restricted_in_line: [u32; 16],
@@ -219,6 +310,7 @@ impl Geometry {
             edge,
             corners,
             throne: square(centre, centre),
+            soldier_stops: board.minus(corners).without(square(centre, centre)),
             restricted_in_line,
             throne_in_line,
             start_text,

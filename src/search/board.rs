@@ -244,7 +244,9 @@ impl Board {
             while let Some(next) = self.step(current, direction) {
                 match self.cells[next] {
                     ATTACKER => return true,
-                    EMPTY if next == self.throne && self.rules != Rules::Tablut => current = next,
+                    EMPTY if next == self.throne && !self.rules.throne_bars_soldiers() => {
+                        current = next;
+                    }
                     EMPTY if next == self.throne || self.is_corner(next) => break,
                     EMPTY => current = next,
                     _ => break,
@@ -259,11 +261,11 @@ impl Board {
     fn hostile_to_king(&self, neighbour: Option<usize>) -> bool {
         match neighbour {
             // Tablut counts the board's edge as a side; elsewhere an edge king is safe (checked by the caller).
-            None => self.rules == Rules::Tablut,
+            None => !self.rules.edge_shields_king(),
             Some(index) => {
                 self.cells[index] == ATTACKER
                     || (index == self.throne && self.cells[index] == EMPTY)
-                    || (self.rules == Rules::Tablut && self.is_corner(index))
+                    || (!self.rules.edge_shields_king() && self.is_corner(index))
             }
         }
     }
@@ -273,7 +275,7 @@ impl Board {
     /// king).
     pub fn king_pressure(&self) -> Option<(u32, Option<usize>)> {
         let king = self.king?;
-        if self.rules != Rules::Tablut && self.is_edge(king) {
+        if self.rules.edge_shields_king() && self.is_edge(king) {
             return None;
         }
         let mut hostile = 0;

@@ -29,7 +29,7 @@ use super::board::{ATTACKER, Board, DEFENDER, square_of};
 use super::params::{EVAL_LIMIT, SCARCE_ATTACKER_COUNT, WEIGHTS};
 use super::weights::Weights;
 use crate::rules::Bitboard;
-use crate::rules::{Position, Rules, Side};
+use crate::rules::{Position, Side};
 
 /// One thing the evaluation counts. Its weight (`params.rs`) is what one of it
 /// is worth to the side it favours. Names are the snake_case of the variant,
@@ -166,7 +166,7 @@ fn count_terms(board: &Board, tally: &mut impl Tally) {
         king_routes(board, tally);
         king_danger(board, tally);
         encirclement(board, king_region, tally);
-        if board.rules == Rules::Copenhagen {
+        if board.rules.has_exit_fort() {
             edge_fort(board, tally);
         }
     }

@@ -7,7 +7,7 @@ use arrayvec::ArrayVec;
 use super::board::{ATTACKER, Board, DEFENDER, EMPTY, KING, index_of, square_of};
 use super::params::*;
 use crate::rules::Bitboard;
-use crate::rules::{MAX_MOVES, Move, MoveList, Rules, Side, Square};
+use crate::rules::{MAX_MOVES, Move, MoveList, Side, Square};
 
 /// Squares as indices below this in the history table: rank × 16 + file.
 const HISTORY_SQUARES: usize = 13 * 16;
@@ -199,7 +199,7 @@ fn count_captures(board: &Board, piece: u8, from: usize, to: usize) -> i32 {
         } || board.is_corner(beyond)
             || (beyond == board.throne
                 && (beyond_piece == EMPTY
-                    || board.rules == Rules::Tablut
+                    || board.rules.throne_always_hostile()
                     || victim_piece == ATTACKER));
         if hostile {
             count += 1;

@@ -204,9 +204,7 @@ impl<'a> Searcher<'a> {
             Status::Won { winner, .. } => return Some(if winner == side { -lost } else { lost }),
             Status::Drawn { .. } => return Some(0),
         }
-        if self.rules == Rules::Tablut {
-            return None;
-        }
+        let verdict = self.rules.repetition_outcome()?;
         let hash = self.path[ply];
         let in_game = self
             .game_hashes
@@ -220,16 +218,17 @@ impl<'a> Searcher<'a> {
             .step_by(2)
             .filter(|&earlier| self.path[earlier] == hash)
             .count();
-        let repeated_by_loser = match self.rules {
-            // The defenders just moved when the attackers are to move.
-            Rules::Copenhagen => side == Side::Attackers && on_path > 0,
-            _ => on_path > 0,
+        // A side that loses by repeating (the defenders in Copenhagen) just
+        // moved when the winner is to move.
+        let repeated_by_loser = match verdict.winner() {
+            Some(winner) => side == winner && on_path > 0,
+            None => on_path > 0,
         };
         if in_game + on_path >= 2 || repeated_by_loser {
-            return Some(match self.rules {
-                Rules::Copenhagen if side == Side::Attackers => -lost,
-                Rules::Copenhagen => lost,
-                _ => 0,
+            return Some(match verdict.winner() {
+                Some(winner) if winner == side => -lost,
+                Some(_) => lost,
+                None => 0,
             });
         }
         None
