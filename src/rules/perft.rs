@@ -17,12 +17,8 @@ use super::position::Position;
 #[must_use]
 pub fn perft(position: &Position, depth: u32) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("bmi1")
-    {
-        // SAFETY: the CPU has the features `perft_x86_64_v3` is compiled for.
-        return unsafe { perft_x86_64_v3(position, depth) };
+    if let Some(count) = x86_64_v3::perft(position, depth) {
+        return count;
     }
     perft_portable(position, depth)
 }
@@ -36,11 +32,25 @@ fn perft_portable(position: &Position, depth: u32) -> u64 {
 /// (x86-64-v3), which the bulk count at the last ply leans on; chosen at run
 /// time, so the crate builds for any x86-64.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,avx2,bmi1,bmi2,lzcnt")]
-fn perft_x86_64_v3(position: &Position, depth: u32) -> u64 {
-    perft_step(position, depth, |child, depth| {
-        perft_x86_64_v3(child, depth)
-    })
+#[allow(unsafe_code)]
+mod x86_64_v3 {
+    use super::{Position, perft_step};
+
+    /// Perft, if this CPU has the features; `None` if not.
+    pub(super) fn perft(position: &Position, depth: u32) -> Option<u64> {
+        let supported = std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt");
+        // SAFETY: the CPU has every feature `perft_v3` is compiled for.
+        supported.then(|| unsafe { perft_v3(position, depth) })
+    }
+
+    #[target_feature(enable = "popcnt,avx2,bmi1,bmi2,lzcnt")]
+    fn perft_v3(position: &Position, depth: u32) -> u64 {
+        perft_step(position, depth, |child, depth| perft_v3(child, depth))
+    }
 }
 
 /// One node of perft, with the recursion handed in so that each build
