@@ -98,7 +98,8 @@ impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the
     /// captures removed and the turn already passed (RULES.md rule 11).
     #[inline(always)]
-    pub(crate) fn status_after(
+    /// Without `JUDGE_NO_MOVES`, a side left with no move is "ongoing".
+    pub(crate) fn status_after<const JUDGE_NO_MOVES: bool>(
         &mut self,
         mover: Side,
         piece: Piece,
@@ -143,7 +144,11 @@ impl Position {
                 }
             }
         }
-        self.no_move_status()
+        if JUDGE_NO_MOVES {
+            self.no_move_status()
+        } else {
+            Status::Ongoing
+        }
     }
 
     /// Rule 10 and its Fetlar/Tablut form: what it means that the side to

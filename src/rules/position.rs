@@ -488,6 +488,19 @@ impl Position {
     /// legal here.
     #[inline(always)]
     pub fn play_unchecked(&mut self, mv: Move) -> Bitboard {
+        self.play_judged::<true>(mv)
+    }
+
+    /// [`Position::play_unchecked`] for a position whose moves will only be
+    /// counted: a side left without a move stays "ongoing", as its zero
+    /// moves count the same, which spares perft's last ply that question.
+    #[inline(always)]
+    pub(crate) fn play_to_count(&mut self, mv: Move) {
+        self.play_judged::<false>(mv);
+    }
+
+    #[inline(always)]
+    fn play_judged<const JUDGE_NO_MOVES: bool>(&mut self, mv: Move) -> Bitboard {
         let mover = self.side_to_move;
         let piece = self
             .piece_at(mv.from)
@@ -504,7 +517,8 @@ impl Position {
         }
         self.side_to_move = mover.opponent();
         self.hash ^= side_key(Side::Defenders);
-        self.status = self.status_after(mover, piece, mv.to, !captures.is_empty());
+        self.status =
+            self.status_after::<JUDGE_NO_MOVES>(mover, piece, mv.to, !captures.is_empty());
         captures
     }
 }
