@@ -162,8 +162,9 @@ http {{
         grpc_connect_timeout 1s;
         location / {{
             grpc_pass grpc://tafl;
-            grpc_next_upstream error timeout invalid_header non_idempotent;
-            grpc_next_upstream_tries 3;
+            grpc_next_upstream error non_idempotent;
+            grpc_next_upstream_tries 2;
+            grpc_next_upstream_timeout 1s;
             add_header x-tafl-replica $upstream_addr always;
         }}
     }}
