@@ -143,6 +143,12 @@ fn a_board_that_differs_from_tafls_is_a_critical_error() {
         reply.starts_with("error -1 OpenTafl's board /2T6/tTtT5/"),
         "{reply}"
     );
+    // The engine will not play on from a board it doubts.
+    engine.send(&["play defenders"]);
+    assert_eq!(
+        engine.reply(),
+        "error -1 no game: no rules tafl plays came, or an error ended the game"
+    );
     drop(engine.stdin);
     assert!(engine.child.wait().unwrap().success());
 }
@@ -170,7 +176,7 @@ fn rules_tafl_does_not_play_are_refused_with_the_reason() {
     );
     assert_eq!(
         engine.reply(),
-        "error -1 play came before any rules tafl plays"
+        "error -1 no game: no rules tafl plays came, or an error ended the game"
     );
     drop(engine.stdin);
     assert!(engine.child.wait().unwrap().success());

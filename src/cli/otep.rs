@@ -21,6 +21,9 @@ use super::otn::{self, GameRules};
 /// sends right behind it (an untimed game may send none).
 const CLOCK_GRACE: Duration = Duration::from_millis(200);
 
+/// Said when a move is asked for, or announced, outside a game.
+const NO_GAME: &str = "no game: no rules tafl plays came, or an error ended the game";
+
 /// The least a move is given to think, whatever the clock says.
 const MIN_THINKING: Duration = Duration::from_millis(20);
 
@@ -218,7 +221,13 @@ impl Session {
             match reply {
                 Reply::Nothing => {}
                 Reply::Say(text) => send(&mut output, &text)?,
-                Reply::Fail(why) => send(&mut output, &format!("error -1 {why}"))?,
+                Reply::Fail(why) => {
+                    // OpenTafl ends the game on a critical error; so does
+                    // the engine, rather than play on a board it doubts.
+                    self.game = None;
+                    self.proposed = None;
+                    send(&mut output, &format!("error -1 {why}"))?;
+                }
                 Reply::Quit => break,
             }
         }
@@ -249,10 +258,7 @@ impl Session {
                     self.proposed = None;
                     Reply::Say(format!("status tafl plays {}", rules.variant))
                 }
-                Err(error) => {
-                    self.game = None;
-                    Reply::Fail(error.to_string())
-                }
+                Err(error) => Reply::Fail(error.to_string()),
             },
             "clock" => {
                 self.clock = Clock::parse(args);
@@ -279,7 +285,7 @@ impl Session {
     fn play(&mut self, side: &str) -> Reply {
         self.settle_proposal();
         let Some(game) = &self.game else {
-            return Reply::Fail("play came before any rules tafl plays".to_owned());
+            return Reply::Fail(NO_GAME.to_owned());
         };
         let to_move = game.position().side_to_move();
         if side != side_name(to_move) {
@@ -336,7 +342,7 @@ impl Session {
         };
         self.settle_proposal();
         let Some(game) = &mut self.game else {
-            return Reply::Fail("opponent-move came before any rules tafl plays".to_owned());
+            return Reply::Fail(NO_GAME.to_owned());
         };
         // After a refused move OpenTafl repeats the last opponent move, whose
         // board the engine already has.
