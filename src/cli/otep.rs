@@ -12,7 +12,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use tafl::rules::{BoardSize, Game, Position, Rules, Side, Status, Variant};
+use tafl::rules::{Game, Position, Side, Status};
 use tafl::search::{Engine, EngineConfig, Level, Limits};
 
 use super::otn::{self, GameRules};
@@ -62,12 +62,9 @@ pub struct OtepArgs {
 pub fn run(args: &OtepArgs) -> io::Result<()> {
     if args.print_rules {
         let mut stdout = io::stdout();
-        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
-            for size in [BoardSize::Nine, BoardSize::Eleven, BoardSize::Thirteen] {
-                let variant = Variant::new(rules, size);
-                let record = otn::rules_record(variant, &Position::start(variant));
-                writeln!(stdout, "{record}")?;
-            }
+        for variant in otn::variants() {
+            let record = otn::rules_record(variant, &Position::start(variant));
+            writeln!(stdout, "{record}")?;
         }
         return Ok(());
     }
