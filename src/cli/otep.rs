@@ -18,7 +18,9 @@ use tafl::search::{Engine, EngineConfig, Level, Limits};
 use super::otn::{self, GameRules};
 
 /// How long after `play` the engine waits for the `clock` that OpenTafl
-/// sends right behind it (an untimed game may send none).
+/// sends right behind it, when none came since the last move (the protocol
+/// text says after `play`, some OpenTafl versions send it just before, and
+/// an untimed game may send none).
 const CLOCK_GRACE: Duration = Duration::from_millis(200);
 
 /// Said when a move is asked for, or announced, outside a game.
@@ -156,6 +158,8 @@ pub struct Session {
     /// The game after the engine's last move, until OpenTafl accepts it.
     proposed: Option<Game>,
     clock: Option<Clock>,
+    /// Whether a `clock` came since the engine's last move.
+    clock_is_fresh: bool,
 }
 
 /// The engine's answer to one command.
@@ -182,6 +186,7 @@ impl Session {
             game: None,
             proposed: None,
             clock: None,
+            clock_is_fresh: false,
         }
     }
 
@@ -210,7 +215,10 @@ impl Session {
             let line = line.trim();
             let (command, args) = line.split_once(' ').unwrap_or((line, ""));
             let reply = if command == "play" {
-                held = self.read_clock(&lines);
+                if !self.clock_is_fresh {
+                    held = self.read_clock(&lines);
+                }
+                self.clock_is_fresh = false;
                 self.play(args)
             } else {
                 self.handle(command, args)
@@ -237,7 +245,7 @@ impl Session {
         match lines.recv_timeout(CLOCK_GRACE) {
             Ok(line) => match line.trim().strip_prefix("clock ") {
                 Some(args) => {
-                    self.clock = Clock::parse(args);
+                    self.handle("clock", args);
                     None
                 }
                 None => Some(line),
@@ -259,6 +267,7 @@ impl Session {
             },
             "clock" => {
                 self.clock = Clock::parse(args);
+                self.clock_is_fresh = true;
                 Reply::Nothing
             }
             "move" => self.accepted(args),

@@ -189,13 +189,17 @@ pub fn position_record(position: &Position) -> String {
     format!("/{}/", ranks.join("/"))
 }
 
-/// Whether an OTN position record shows the same board as `position`.
+/// Whether an OTN position record shows the same board as `position`,
+/// read from rank 1 up as the notation spec says, or from the top down as
+/// `starti:` has it (OTN has used both). Taking either misses a difference
+/// only when OpenTafl's board is the exact mirror image of tafl's.
 ///
 /// # Errors
 /// Why the record cannot be read.
 pub fn same_board(record: &str, position: &Position) -> Result<bool, String> {
-    let setup = position_text(record, false, position.side_to_move())?;
-    Ok(PositionText::from(position) == setup)
+    let ours = PositionText::from(position);
+    let side = position.side_to_move();
+    Ok(position_text(record, false, side)? == ours || position_text(record, true, side)? == ours)
 }
 
 /// Reads an OTN move record (simple `e1-e4` or full, with a capture list,
@@ -497,7 +501,8 @@ mod tests {
         );
         assert_eq!(position_record(&bottom), "/9/4K4/9/9/9/9/9/4t4/9/");
         assert_eq!(same_board("/9/4K4/9/9/9/9/9/4t4/9/", &bottom), Ok(true));
-        assert_eq!(same_board("/9/4t4/9/9/9/9/9/4K4/9/", &bottom), Ok(false));
+        assert_eq!(same_board("/9/4t4/9/9/9/9/9/4K4/9/", &bottom), Ok(true));
+        assert_eq!(same_board("/9/4t4/9/9/9/9/9/3K5/9/", &bottom), Ok(false));
     }
 
     #[test]
