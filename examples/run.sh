@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs both example clients against a real release server: starts
-# `tafl serve` on a free port, plays one game with the Rust client and one
-# with the Python client, and stops the server. Fails if either client does.
-# On a fresh Debian machine (as root) it installs python3-venv if missing;
-# the Python packages go into target/python-venv.
+# `tafl serve` on a free port, plays the same two games with the Rust client
+# and with the Python client, and stops the server. Fails if either client
+# does, or if they saw different games.
+# On a fresh Debian machine (as root) it installs python3 and python3-venv
+# if missing; the Python packages go into target/python-venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,8 +12,10 @@ venv=target/python-venv
 
 cargo build --release --locked --bin tafl --example client
 
-if ! python3 -m venv --help > /dev/null 2>&1 || ! python3 -c 'import ensurepip' 2> /dev/null; then
-    apt-get update -qq && apt-get install -y -qq python3-venv python3-pip
+# Debian splits venv (and ensurepip) out of python3; CI runs there as root.
+if ! python3 -c 'import ensurepip, venv' 2> /dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv > /dev/null
 fi
 if [[ ! -x $venv/bin/python ]]; then
     python3 -m venv "$venv"
