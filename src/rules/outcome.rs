@@ -96,9 +96,9 @@ impl fmt::Display for Status {
 
 impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the
-    /// captures removed and the turn already passed (RULES.md rule 11).
-    #[inline(always)]
+    /// captures removed and the turn already passed (docs/RULES.md rule 11).
     /// Without `JUDGE_NO_MOVES`, a side left with no move is "ongoing".
+    #[inline(always)]
     pub(crate) fn status_after<const JUDGE_NO_MOVES: bool>(
         &mut self,
         mover: Side,
