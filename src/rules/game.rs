@@ -41,6 +41,9 @@ pub struct Game {
     status: Status,
 }
 
+/// Plies a game is made room for at its start (real games run 50 to 150).
+const TYPICAL_PLIES: usize = 128;
+
 /// Repetition's record of one position of a game.
 #[derive(Clone, Copy, Debug)]
 struct Seen {
@@ -126,14 +129,22 @@ impl Game {
     /// repetition.
     #[must_use]
     pub fn from_position(start: Position) -> Game {
+        // Room for a typical game, so a replay seldom reallocates.
+        let mut history = Vec::with_capacity(TYPICAL_PLIES);
+        history.push(start);
+        let mut seen = Vec::with_capacity(TYPICAL_PLIES);
+        seen.push(Seen {
+            count: 1,
+            other_placement: None,
+        });
+        let mut latest_by_hash =
+            HashMap::with_capacity_and_hasher(TYPICAL_PLIES, FixedState::default());
+        latest_by_hash.insert(start.hash(), 0);
         Game {
-            history: vec![start],
-            seen: vec![Seen {
-                count: 1,
-                other_placement: None,
-            }],
+            history,
+            seen,
             since_capture: 0,
-            latest_by_hash: HashMap::from_iter([(start.hash(), 0)]),
+            latest_by_hash,
             status: start.status(),
         }
     }
