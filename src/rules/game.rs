@@ -199,41 +199,120 @@ impl Game {
         Ok(self.push(mv, next, outcome.captures))
     }
 
-    /// Records the position after an accepted move and judges repetition (rule 9).
+    /// What playing `mv` now would do, without playing it: the captures, the
+    /// status after it (repetition included) and the repetition count. A
+    /// board UI previews each legal move with it.
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it.
+    pub fn preview(&self, mv: Move) -> Result<PlayedMove, PlayError> {
+        self.preview_line_from(*self.position(), &[mv])
+    }
+
+    /// What the last move of `line` would do, the moves played in turn from
+    /// the current position, judged with the game's history and the line's
+    /// own positions: a look a few plies ahead without copying the game.
+    ///
+    /// # Errors
+    /// [`PlayError`] for the first move of the line that cannot be played
+    /// (`GameOver` for one after a move that ends the game).
+    pub fn preview_line(&self, line: &[Move]) -> Result<PlayedMove, PlayError> {
+        self.preview_line_from(*self.position(), line)
+    }
+
+    /// [`Game::preview_line`] as if the other side were to move now on the
+    /// same board: the threats the side to move must parry.
+    ///
+    /// # Errors
+    /// As [`Game::preview_line`].
+    pub fn preview_line_for_opponent(&self, line: &[Move]) -> Result<PlayedMove, PlayError> {
+        self.preview_line_from(self.position().passed(), line)
+    }
+
+    fn preview_line_from(&self, start: Position, line: &[Move]) -> Result<PlayedMove, PlayError> {
+        let mut status = self.status;
+        let mut position = start;
+        // The line's positions that can still repeat, and whether the game's can.
+        let mut line_positions: Vec<Position> = Vec::with_capacity(line.len());
+        let mut reachable_from = 0;
+        let mut history_reachable = true;
+        let mut last = None;
+        for (ply, &mv) in line.iter().enumerate() {
+            if status.is_over() {
+                return Err(PlayError::GameOver);
+            }
+            let outcome = position.play(mv)?;
+            if !outcome.captures.is_empty() || position.king().is_none() {
+                history_reachable = false;
+                reachable_from = ply;
+            }
+            let earlier = &line_positions[reachable_from..];
+            let (judged, repetitions) = self.judge(&position, history_reachable, earlier);
+            line_positions.push(position);
+            status = judged;
+            last = Some(PlayedMove {
+                played: mv,
+                captures: outcome.captures,
+                status,
+                repetitions,
+            });
+        }
+        last.ok_or(PlayError::GameOver)
+    }
+
+    /// The status once a move has led to `next`, and how often `next` has
+    /// then stood (rule 9): counted over the game's reversible history if it
+    /// is still reachable, and over `earlier` positions of a line looked ahead.
+    fn judge(
+        &self,
+        next: &Position,
+        history_reachable: bool,
+        earlier: &[Position],
+    ) -> (Status, u32) {
+        let history: &[Position] = if history_reachable {
+            &self.history[self.since_capture..]
+        } else {
+            &[]
+        };
+        let repetitions = 1 + history
+            .iter()
+            .chain(earlier)
+            .filter(|position| position.same_placement(next))
+            .count() as u32;
+        let status = next.status();
+        let decided_before_repetition =
+            matches!(status.reason(), Some(reason) if reason != EndReason::NoMoves);
+        if repetitions < 3 || decided_before_repetition {
+            return (status, repetitions);
+        }
+        let status = match next.variant().rules {
+            Rules::Copenhagen => Status::Won {
+                winner: Side::Attackers,
+                reason: EndReason::Repetition,
+            },
+            Rules::Fetlar => Status::Drawn {
+                reason: EndReason::Repetition,
+            },
+            Rules::Tablut => status,
+        };
+        (status, repetitions)
+    }
+
+    /// Records the position after an accepted move.
     fn push(&mut self, played: Move, next: Position, captures: Bitboard) -> PlayedMove {
-        if !captures.is_empty() || next.king().is_none() {
+        let irreversible = !captures.is_empty() || next.king().is_none();
+        let (status, repetitions) = self.judge(&next, !irreversible, &[]);
+        if irreversible {
             self.since_capture = self.history.len();
         }
         self.history.push(next);
-        let repeats = &self.history[self.since_capture..];
-        self.repetitions = repeats
-            .iter()
-            .filter(|earlier| earlier.same_placement(&next))
-            .count() as u32;
-        self.status = next.status();
-        let decided_before_repetition =
-            matches!(self.status.reason(), Some(reason) if reason != EndReason::NoMoves);
-        if self.repetitions >= 3 && !decided_before_repetition {
-            match next.variant().rules {
-                Rules::Copenhagen => {
-                    self.status = Status::Won {
-                        winner: Side::Attackers,
-                        reason: EndReason::Repetition,
-                    };
-                }
-                Rules::Fetlar => {
-                    self.status = Status::Drawn {
-                        reason: EndReason::Repetition,
-                    }
-                }
-                Rules::Tablut => {}
-            }
-        }
+        self.status = status;
+        self.repetitions = repetitions;
         PlayedMove {
             played,
             captures,
-            status: self.status,
-            repetitions: self.repetitions,
+            status,
+            repetitions,
         }
     }
 }
