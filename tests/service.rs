@@ -100,6 +100,7 @@ async fn every_rpc_on_every_ruleset() {
             .apply_move(ApplyMoveRequest {
                 game: Some(start.clone()),
                 next_move: first.clone(),
+                include_legal_moves: false,
             })
             .await
             .unwrap()
@@ -222,6 +223,7 @@ async fn apply_move_reports_captures_canonically() {
     let request = |next: &str| ApplyMoveRequest {
         game: Some(game(Rules::Copenhagen, 0, &start, &[])),
         next_move: next.to_owned(),
+        include_legal_moves: false,
     };
     for given in ["g5-f5", "G5F5", "g5-f5xe5", "g5-f5xe5+"] {
         let reply = server
@@ -273,6 +275,7 @@ async fn play_out(
             .apply_move(ApplyMoveRequest {
                 game: Some(game(rules, 0, start, &played)),
                 next_move: (*next).to_owned(),
+                include_legal_moves: false,
             })
             .await
             .unwrap_or_else(|e| panic!("move {index} {next}: {e:?}"))
@@ -304,6 +307,7 @@ async fn assert_finished(
         .apply_move(ApplyMoveRequest {
             game: Some(finished.clone()),
             next_move: "this is not even a move".to_owned(),
+            include_legal_moves: false,
         })
         .await
         .unwrap_err();
@@ -665,6 +669,7 @@ async fn every_error_class_has_its_code_and_field() {
         .apply_move(ApplyMoveRequest {
             game: Some(copenhagen(&[])),
             next_move: "f6-f3".to_owned(),
+            include_legal_moves: false,
         })
         .await
         .unwrap_err();
@@ -690,6 +695,7 @@ async fn every_error_class_has_its_code_and_field() {
         .apply_move(ApplyMoveRequest {
             game: Some(over.clone()),
             next_move: "k6-k5".to_owned(),
+            include_legal_moves: false,
         })
         .await
         .unwrap_err();
@@ -805,6 +811,7 @@ async fn cheap_calls_stay_fast_while_searches_run() {
                     .apply_move(ApplyMoveRequest {
                         game: Some(copenhagen(&SHUFFLE_11[..3])),
                         next_move: "i6-h6".to_owned(),
+                        include_legal_moves: false,
                     })
                     .await
                     .map(|reply| assert_eq!(reply.into_inner().repetitions, 2))
@@ -1092,6 +1099,7 @@ fn apply(game: pb::Game, next: &str) -> Call {
     Call::Apply(ApplyMoveRequest {
         game: Some(game),
         next_move: next.to_owned(),
+        include_legal_moves: false,
     })
 }
 

@@ -206,58 +206,22 @@ impl Game {
     /// # Errors
     /// [`PlayError`] as [`Position::check`] gives it.
     pub fn preview(&self, mv: Move) -> Result<PlayedMove, PlayError> {
-        self.preview_line_from(*self.position(), &[mv])
+        self.look_ahead().preview(mv)
     }
 
-    /// What the last move of `line` would do, the moves played in turn from
-    /// the current position, judged with the game's history and the line's
-    /// own positions: a look a few plies ahead without copying the game.
-    ///
-    /// # Errors
-    /// [`PlayError`] for the first move of the line that cannot be played
-    /// (`GameOver` for one after a move that ends the game).
-    pub fn preview_line(&self, line: &[Move]) -> Result<PlayedMove, PlayError> {
-        self.preview_line_from(*self.position(), line)
+    /// A look a few plies ahead from the current position, each move judged
+    /// with the game's history and the line's own positions, without copying
+    /// the game.
+    #[must_use]
+    pub fn look_ahead(&self) -> LookAhead<'_> {
+        LookAhead::new(self, *self.position())
     }
 
-    /// [`Game::preview_line`] as if the other side were to move now on the
+    /// [`Game::look_ahead`] as if the other side were to move now on the
     /// same board: the threats the side to move must parry.
-    ///
-    /// # Errors
-    /// As [`Game::preview_line`].
-    pub fn preview_line_for_opponent(&self, line: &[Move]) -> Result<PlayedMove, PlayError> {
-        self.preview_line_from(self.position().passed(), line)
-    }
-
-    fn preview_line_from(&self, start: Position, line: &[Move]) -> Result<PlayedMove, PlayError> {
-        let mut status = self.status;
-        let mut position = start;
-        // The line's positions that can still repeat, and whether the game's can.
-        let mut line_positions: Vec<Position> = Vec::with_capacity(line.len());
-        let mut reachable_from = 0;
-        let mut history_reachable = true;
-        let mut last = None;
-        for (ply, &mv) in line.iter().enumerate() {
-            if status.is_over() {
-                return Err(PlayError::GameOver);
-            }
-            let outcome = position.play(mv)?;
-            if !outcome.captures.is_empty() || position.king().is_none() {
-                history_reachable = false;
-                reachable_from = ply;
-            }
-            let earlier = &line_positions[reachable_from..];
-            let (judged, repetitions) = self.judge(&position, history_reachable, earlier);
-            line_positions.push(position);
-            status = judged;
-            last = Some(PlayedMove {
-                played: mv,
-                captures: outcome.captures,
-                status,
-                repetitions,
-            });
-        }
-        last.ok_or(PlayError::GameOver)
+    #[must_use]
+    pub fn look_ahead_for_opponent(&self) -> LookAhead<'_> {
+        LookAhead::new(self, self.position().passed())
     }
 
     /// The status once a move has led to `next`, and how often `next` has
@@ -314,5 +278,84 @@ impl Game {
             status,
             repetitions,
         }
+    }
+}
+
+/// Moves played ahead of a game without changing it ([`Game::look_ahead`]):
+/// each judged as [`Game::play`] would judge it, repetition included.
+#[derive(Clone, Debug)]
+pub struct LookAhead<'g> {
+    game: &'g Game,
+    position: Position,
+    status: Status,
+    /// The line's positions that can still repeat.
+    reachable: Vec<Position>,
+    /// Whether the game's own reversible history can still repeat (no
+    /// capture on the line yet).
+    history_reachable: bool,
+}
+
+impl<'g> LookAhead<'g> {
+    fn new(game: &'g Game, position: Position) -> LookAhead<'g> {
+        LookAhead {
+            game,
+            position,
+            status: game.status,
+            reachable: Vec::new(),
+            history_reachable: true,
+        }
+    }
+
+    /// The position the line has reached.
+    #[must_use]
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Plays `mv` on the line.
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it (`GameOver` once the
+    /// line has ended the game); the line is then unchanged.
+    pub fn play(&mut self, mv: Move) -> Result<PlayedMove, PlayError> {
+        let (next, played) = self.judge(mv)?;
+        if !played.captures.is_empty() || next.king().is_none() {
+            self.history_reachable = false;
+            self.reachable.clear();
+        }
+        self.reachable.push(next);
+        self.position = next;
+        self.status = played.status;
+        Ok(played)
+    }
+
+    /// What `mv` would do on the line, without playing it.
+    ///
+    /// # Errors
+    /// As [`LookAhead::play`].
+    pub fn preview(&self, mv: Move) -> Result<PlayedMove, PlayError> {
+        self.judge(mv).map(|(_, played)| played)
+    }
+
+    fn judge(&self, mv: Move) -> Result<(Position, PlayedMove), PlayError> {
+        if self.status.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        let mut next = self.position;
+        let outcome = next.play(mv)?;
+        let irreversible = !outcome.captures.is_empty() || next.king().is_none();
+        let (status, repetitions) = if irreversible {
+            self.game.judge(&next, false, &[])
+        } else {
+            self.game
+                .judge(&next, self.history_reachable, &self.reachable)
+        };
+        let played = PlayedMove {
+            played: mv,
+            captures: outcome.captures,
+            status,
+            repetitions,
+        };
+        Ok((next, played))
     }
 }

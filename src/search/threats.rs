@@ -40,7 +40,7 @@ pub fn threats(game: &Game) -> Threats {
         .filter_map(|mv| game.preview(mv).ok())
         .collect();
     let theirs: Vec<PlayedMove> = sorted(position.passed().legal_moves().as_slice())
-        .filter_map(|mv| game.preview_line_for_opponent(&[mv]).ok())
+        .filter_map(|mv| game.look_ahead_for_opponent().preview(mv).ok())
         .collect();
     let double_threats = ours
         .iter()
@@ -85,36 +85,32 @@ fn by_captured_square(moves: &[PlayedMove]) -> Vec<(Square, Vec<PlayedMove>)> {
 }
 
 /// After `mv` (which does not end the game), does every reply of the other
-/// side either lose at once or leave `side` a winning move?
+/// side either lose at once or leave `side` a winning move? An exact
+/// three-ply search: every reply, and for each a win found or every move
+/// tried.
 fn forces_win(game: &Game, mv: Move, side: Side) -> bool {
-    let mut after = *game.position();
+    let mut after = game.look_ahead();
     if after.play(mv).is_err() {
         return false;
     }
-    // The wins `side` would have if the other side passed are the likeliest
-    // to survive a reply: they are tried first (an order, not a proof).
-    let passed = after.passed();
-    let likely: Vec<Move> = passed
-        .legal_moves()
-        .iter()
-        .copied()
-        .filter(|&win| {
-            let mut won = passed;
-            won.play_unchecked(win);
-            matches!(won.status(), Status::Won { winner, .. } if winner == side)
-        })
-        .collect();
-    after.legal_moves().iter().all(|&reply| {
-        let mut replied = after;
-        match game.preview_line(&[mv, reply]) {
+    // The win that answered the last reply is the likeliest to answer the next.
+    let mut last_win: Option<Move> = None;
+    let replies = after.position().legal_moves();
+    replies.iter().all(|&reply| {
+        let mut replied = after.clone();
+        match replied.play(reply) {
             Ok(played) if played.status.is_over() => wins_for(&played, side),
             Ok(_) => {
-                replied.play_unchecked(reply);
                 let wins = |win: &Move| {
-                    game.preview_line(&[mv, reply, *win])
+                    replied
+                        .preview(*win)
                         .is_ok_and(|played| wins_for(&played, side))
                 };
-                likely.iter().any(wins) || replied.legal_moves().iter().any(wins)
+                if last_win.as_ref().is_some_and(wins) {
+                    return true;
+                }
+                last_win = replied.position().legal_moves().iter().copied().find(wins);
+                last_win.is_some()
             }
             Err(_) => false,
         }

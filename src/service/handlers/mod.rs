@@ -207,7 +207,8 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         &self,
         request: Request<pb::ThreatsRequest>,
     ) -> Result<Response<pb::ThreatsResponse>, Status> {
-        threats::handle(&self.state, request.into_inner())
+        threats::handle(Arc::clone(&self.state), request)
+            .await
             .map(Response::new)
             .map_err(Status::from)
     }

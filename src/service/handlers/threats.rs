@@ -1,4 +1,12 @@
 //! Threats: the tactical picture of the game's position for a board UI.
+//!
+//! Proving double threats is a small search (milliseconds in a crowded
+//! position), so it runs on the search pool like the other searches.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tonic::Request;
 
 use crate::rules::{PlayedMove, Square};
 use crate::search;
@@ -6,16 +14,25 @@ use crate::search;
 use super::State;
 use crate::service::convert;
 use crate::service::error::ServiceError;
+use crate::service::limits::call_deadline;
 use crate::service::pb;
 
 #[tracing::instrument(name = "Threats", skip_all, fields(variant, board_size, ply))]
-pub(super) fn handle(
-    state: &State,
-    request: pb::ThreatsRequest,
+pub(super) async fn handle(
+    state: Arc<State>,
+    request: Request<pb::ThreatsRequest>,
 ) -> Result<pb::ThreatsResponse, ServiceError> {
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let request = request.into_inner();
     let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
     super::record_game(&game);
-    let threats = search::threats(&game);
+    let (game, threats) = state
+        .pool
+        .run(deadline, move || {
+            let threats = search::threats(&game);
+            (game, threats)
+        })
+        .await?;
     Ok(pb::ThreatsResponse {
         position: Some(convert::position_to_proto(&game)),
         status: Some(convert::status_to_proto(game.status())),
