@@ -7,8 +7,8 @@
 //! `cargo bench --bench turns` (`TURNS_BENCH_SECONDS` sets each
 //! measurement's length, 2 by default).
 
-#[path = "../tests/support/real_game.rs"]
-mod real_game;
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -91,7 +91,7 @@ fn main() {
         .and_then(|text| text.parse().ok())
         .unwrap_or(2.0);
     let duration = Duration::from_secs_f64(seconds);
-    let short = real_game::real_game_moves(100)[..100].to_vec();
+    let short = common::real_game::real_game_moves(100)[..100].to_vec();
     let long = long_tablut_game();
     let games = [
         (

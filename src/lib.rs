@@ -30,4 +30,5 @@
 
 pub mod rules;
 pub mod search;
+#[cfg(feature = "service")]
 pub mod service;

@@ -7,9 +7,9 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use super::alphabeta::Searcher;
 use super::limits::Clock;
 use super::params::{WIN, WIN_BOUND};
-use super::search::Searcher;
 use super::{Engine, Limits, Score, game_hashes};
 use crate::rules::{Game, Move};
 

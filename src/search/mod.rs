@@ -15,14 +15,15 @@
 //! ```
 //!
 //! Files: `analysis.rs` (multi-line analysis, one report per depth),
-//! `threats.rs` (the tactical picture: wins, threats, captures),
-//! `eval.rs` (the evaluation's terms), `params.rs` (every tunable
-//! number, the weights among them), `weights.rs` (reading and printing
-//! weights), `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is
-//! shared), `ordering.rs`, `limits.rs`, `levels.rs` (what each level does),
-//! `board.rs` (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs`
-//! and `tune.rs` (the `tafl bench`, `tafl match` and `tafl tune` commands).
+//! `threats.rs` (the tactical picture: wins, threats, captures), `term.rs`
+//! (what the evaluation counts), `eval.rs` (counting it), `params.rs` (every tunable number, the weights among them), `weights.rs`
+//! (reading and printing weights), `alphabeta.rs` (the search), `tt.rs` (the
+//! table, and how it is shared), `ordering.rs`, `limits.rs`, `levels.rs` (what
+//! each level does), `board.rs` (a mailbox copy for the evaluation), and for
+//! the tools around the engine `bench.rs` (the bench positions), `selfplay.rs`
+//! (one game between two settings) and `tune.rs` (Texel's fit).
 
+mod alphabeta;
 mod analysis;
 mod board;
 mod eval;
@@ -30,8 +31,7 @@ mod levels;
 mod limits;
 mod ordering;
 mod params;
-#[allow(clippy::module_inception)]
-mod search;
+mod term;
 mod threats;
 mod tt;
 mod weights;
@@ -49,13 +49,14 @@ pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use eval::evaluate;
 pub use levels::Level;
 pub use limits::Limits;
+pub use term::Term;
 pub use threats::{Threats, threats};
-pub use weights::{Term, Weights, WeightsError};
+pub use weights::{Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
+use alphabeta::{Searcher, Workspace};
 use limits::Clock;
 use params::{WIN, WIN_BOUND};
-use search::{Searcher, Workspace};
 
 /// A search score from the side to move's view: a win `n` plies ahead is
 /// `1_000_000 - n`, a loss `-(1_000_000 - n)`, a draw 0; others stay within
@@ -64,6 +65,9 @@ use search::{Searcher, Workspace};
 pub struct Score(i32);
 
 impl Score {
+    /// A game won now, for the winner (lost: its negation).
+    pub const WON: Score = Score(WIN);
+
     pub const fn new(score: i32) -> Score {
         Score(score)
     }

@@ -4,7 +4,6 @@
 //! rule, written straight from the rule text, so that the fast bitboard
 //! engine can be checked against it move by move and by perft. No history is
 //! kept, so repetition (rule 9) is never applied.
-#![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::fmt;

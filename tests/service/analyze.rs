@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use tafl::service::pb::{self, AnalyzeRequest, EvaluateRequest, SearchLimits};
 use tonic::Code;
 
-use crate::random_games::Lcg;
-use crate::support::*;
+use crate::common::random_games::Lcg;
+use crate::common::server::*;
 use crate::turn_support::*;
 
 /// Every update of an analysis, in order.

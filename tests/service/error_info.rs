@@ -11,8 +11,8 @@ use tafl::service::pb::{
 };
 use tonic::Code;
 
-use crate::random_games::Lcg;
-use crate::support::*;
+use crate::common::random_games::Lcg;
+use crate::common::server::*;
 use crate::turn_support::*;
 
 /// The reason each refusal of the rules is reported with.

@@ -7,8 +7,8 @@ use tafl::service::pb::{
     self, ApplyMoveRequest, LegalMovesRequest, SuggestMoveRequest, ValidateGameRequest,
 };
 
-use crate::random_games::Lcg;
-use crate::support::*;
+use crate::common::random_games::Lcg;
+use crate::common::server::*;
 use crate::turn_support::*;
 
 /// Every move LegalMoves lists for the game, against ApplyMove for it.

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use tafl::rules::{EndReason, Game, Move, MoveText, Position, PositionText, Rules, Side, Status};
 use tafl::service::pb::{self, ThreatsRequest};
 
-use crate::random_games::Lcg;
-use crate::support::*;
+use crate::common::random_games::Lcg;
+use crate::common::server::*;
 use crate::turn_support::*;
 
 /// The lists ThreatsResponse holds, as move texts.

@@ -10,18 +10,8 @@ use tafl::service::pb;
 use tonic::{Code, Status};
 use tonic_types::StatusExt;
 
-use crate::random_games::Lcg;
-
-const REAL_GAMES: &str = include_str!("../data/copenhagen-games.csv");
-
-/// Every recorded Copenhagen game, as move texts.
-pub fn real_games() -> Vec<Vec<String>> {
-    REAL_GAMES
-        .lines()
-        .filter_map(|line| line.split(',').next())
-        .map(|moves| moves.split_whitespace().map(str::to_owned).collect())
-        .collect()
-}
+use crate::common::random_games::Lcg;
+pub use crate::common::real_game::real_games;
 
 /// The three rulesets on their own boards, and each on 13×13.
 pub fn rulesets() -> Vec<(pb::Rules, Variant)> {

@@ -6,8 +6,8 @@ use tafl::rules::{Game, Rules, Variant};
 use tafl::service::pb::{self, ApplyMoveRequest, ValidateGameRequest};
 use tonic::Code;
 
-use crate::random_games::Lcg;
-use crate::support::*;
+use crate::common::random_games::Lcg;
+use crate::common::server::*;
 use crate::turn_support::*;
 
 /// The report against a replay with `tafl::rules::Game`, ply by ply.
