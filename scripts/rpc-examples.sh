@@ -23,7 +23,8 @@ done
 blocks=$(mktemp -d)
 example() {
     local name=$1 rpc=$2 body=$3
-    local command="npx --yes @bufbuild/buf curl --protocol grpc --http2-prior-knowledge $url/$rpc \\
+    # Shown against the default address, as a reader would run it.
+    local command="npx --yes @bufbuild/buf curl --protocol grpc --http2-prior-knowledge http://127.0.0.1:50051/tafl.v1.TaflService/$rpc \\
   -d '$body'"
     local output
     output=$(npx --yes @bufbuild/buf curl --protocol grpc --http2-prior-knowledge "$url/$rpc" -d "$body" 2>&1 || true)
@@ -31,7 +32,7 @@ example() {
 }
 
 example legal-moves LegalMoves \
-    '{"game":{"start":"/1t9/11/7T3/7K3/11/11/3tT1t4/11/11/11/11/ a"},"square":"g5"}'
+    '{"game":{"start":"/1t9/11/7T3/7K3/11/6t4/3tT1t4/6t4/11/11/11/ a"},"square":"g5"}'
 example apply-move-turn ApplyMove \
     '{"game":{"start":"/11/11/11/11/11/T4K5/11/11/tT9/11/11/ d"},"next_move":"f6-f7","include_legal_moves":true}'
 example validate-game ValidateGame \
