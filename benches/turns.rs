@@ -2,7 +2,8 @@
 //! 4,096-ply game over real HTTP/2 (the in-process server on port 0), beside
 //! the same replay done in-process with `tafl::rules::Game`; and what the
 //! richer LegalMoves answer (each move previewed: captures and status after)
-//! costs against the bare list, as a ratio measured in the same run.
+//! costs against the bare list, as a ratio measured in the same run; and
+//! Threats at each position of the 100-ply game, in-process.
 //!
 //! `cargo bench --bench turns` (`TURNS_BENCH_SECONDS` sets each
 //! measurement's length, 2 by default).
@@ -181,6 +182,15 @@ fn main() {
         per_position(bare),
         per_position(previewed),
         previewed.as_secs_f64() / bare.as_secs_f64()
+    );
+    let threats = median(duration, || {
+        for game in &positions {
+            black_box(tafl::search::threats(game));
+        }
+    });
+    println!(
+        "Threats (wins, threats to parry, double threats proven by search, captures): {:.1} µs a position",
+        per_position(threats)
     );
     runtime.block_on(server.shutdown()).expect("shutdown");
 }

@@ -157,3 +157,35 @@ async fn suggest_move_says_what_its_move_does() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_that_repeats_a_position_a_third_time_is_previewed_as_the_end() {
+    let mut server = TestServer::start().await;
+    let shuffle = [
+        "d1-d2", "h6-i6", "d2-d1", "i6-h6", "d1-d2", "h6-i6", "d2-d1",
+    ];
+    for (rules, result) in [
+        (pb::Rules::Copenhagen, pb::GameResult::AttackersWin),
+        (pb::Rules::Fetlar, pb::GameResult::Draw),
+    ] {
+        let moves = server
+            .client
+            .legal_moves(LegalMovesRequest {
+                game: Some(game(rules, 11, "", &shuffle)),
+                square: "i6".to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .moves;
+        let back = moves.iter().find(|mv| mv.text == "i6-h6").unwrap();
+        let status = back.status_after.unwrap();
+        assert_eq!(
+            (status.result(), status.reason()),
+            (result, pb::EndReason::Repetition),
+            "{rules:?}"
+        );
+        assert_previews_hold(&mut server, game(rules, 11, "", &shuffle), "shuffle").await;
+    }
+    server.stop().await;
+}
