@@ -666,7 +666,7 @@ fn engine_agrees_with_reference_around_the_rule_positions() {
 
 mod reference_rules {
     //! Rule-by-rule checks of the reference itself, on hand-made positions
-    //! written from RULES.md; they need nothing from the engine.
+    //! written from docs/RULES.md; they need nothing from the engine.
     use crate::common::reference::{legal_moves, perft, play, position_text, start_text};
 
     /// Plays `mv` on a position given by lists of squares and returns

@@ -3,6 +3,8 @@
 //! printing and file handling the library leaves to its callers.
 
 mod bench;
+mod otep;
+mod otn;
 mod perft;
 mod selfplay;
 mod serve;
@@ -39,6 +41,8 @@ enum Command {
     /// Fit the evaluation's weights to real game records (Texel's method); prints the losses
     /// before and after and every weight.
     Tune(tune::TuneArgs),
+    /// Play as OpenTafl's AI: the OpenTafl Engine Protocol on stdin and stdout (docs/otep.md).
+    Otep(otep::OtepArgs),
 }
 
 impl Cli {
@@ -58,6 +62,7 @@ impl Cli {
             }
             Command::Match(args) => selfplay::run(&args).map(drop).context("tafl match"),
             Command::Tune(args) => tune::run(&args).context("tafl tune"),
+            Command::Otep(args) => otep::run(&args).context("tafl otep"),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! A slow, plain reference implementation of /work/shared/RULES.md, for tests only.
+//! A slow, plain reference implementation of docs/RULES.md, for tests only.
 //!
 //! It shares no code with `src/`: a grid of cells, one small function per
 //! rule, written straight from the rule text, so that the fast bitboard
