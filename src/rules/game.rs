@@ -230,6 +230,67 @@ impl Game {
         Ok(self.push(mv, next, outcome.captures))
     }
 
+    /// What playing `mv` now would do, without playing it: the captures, the
+    /// status after it (repetition included) and the repetition count. A
+    /// board UI previews each legal move with it.
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it.
+    pub fn preview(&self, mv: Move) -> Result<PlayedMove, PlayError> {
+        self.look_ahead().preview(mv)
+    }
+
+    /// A look a few plies ahead from the current position, each move judged
+    /// with the game's history and the line's own positions, without copying
+    /// the game.
+    #[must_use]
+    pub fn look_ahead(&self) -> LookAhead<'_> {
+        LookAhead::new(self, *self.position())
+    }
+
+    /// [`Game::look_ahead`] as if the other side were to move now on the
+    /// same board: the threats the side to move must parry.
+    #[must_use]
+    pub fn look_ahead_for_opponent(&self) -> LookAhead<'_> {
+        LookAhead::new(self, self.position().passed())
+    }
+
+    /// The status once a move has led to `next`, and how often `next` has
+    /// then stood (rule 9): counted over the game's reversible history if it
+    /// is still reachable (in constant time, through the hash map), and over
+    /// `earlier` positions of a line looked ahead.
+    fn judge(
+        &self,
+        next: &Position,
+        history_reachable: bool,
+        earlier: &[Position],
+    ) -> (Status, u32) {
+        let in_history = if history_reachable {
+            self.standings(next)
+        } else {
+            0
+        };
+        let on_line = earlier
+            .iter()
+            .filter(|position| position.same_placement(next))
+            .count() as u32;
+        let repetitions = 1 + in_history + on_line;
+        (verdict(next, repetitions), repetitions)
+    }
+
+    /// How often `next`'s placement has stood since the last capture: the
+    /// count at its latest standing, found by hash and confirmed by board.
+    fn standings(&self, next: &Position) -> u32 {
+        let mut link = self.latest_by_hash.get(&next.hash()).copied();
+        while let Some(earlier) = link {
+            if self.history[earlier].same_placement(next) {
+                return self.seen[earlier].count;
+            }
+            link = self.seen[earlier].other_placement;
+        }
+        0
+    }
+
     /// Records the position after an accepted move and judges repetition
     /// (rule 9) in constant time: the hash finds the earlier standings of
     /// the placement, and a board comparison confirms them, so a hash
@@ -265,20 +326,107 @@ impl Game {
         }
         self.history.push(next);
         self.seen.push(seen);
-        self.status = next.status();
-        let decided_before_repetition =
-            matches!(self.status.reason(), Some(reason) if reason != EndReason::NoMoves);
-        if seen.count >= 3
-            && !decided_before_repetition
-            && let Some(outcome) = next.variant().rules.repetition_outcome()
-        {
-            self.status = outcome;
-        }
+        self.status = verdict(&next, seen.count);
         PlayedMove {
             played,
             captures,
             status: self.status,
             repetitions: seen.count,
         }
+    }
+}
+
+/// The status after a move led to `next`, which has now stood
+/// `repetitions` times: the rules' verdict, unless the ruleset ends the game
+/// on a third standing and nothing but a lack of moves decided it first.
+fn verdict(next: &Position, repetitions: u32) -> Status {
+    let status = next.status();
+    let decided_before_repetition =
+        matches!(status.reason(), Some(reason) if reason != EndReason::NoMoves);
+    if repetitions >= 3
+        && !decided_before_repetition
+        && let Some(outcome) = next.variant().rules.repetition_outcome()
+    {
+        return outcome;
+    }
+    status
+}
+
+/// Moves played ahead of a game without changing it ([`Game::look_ahead`]):
+/// each judged as [`Game::play`] would judge it, repetition included.
+#[derive(Clone, Debug)]
+pub struct LookAhead<'g> {
+    game: &'g Game,
+    position: Position,
+    status: Status,
+    /// The line's positions that can still repeat.
+    reachable: Vec<Position>,
+    /// Whether the game's own reversible history can still repeat (no
+    /// capture on the line yet).
+    history_reachable: bool,
+}
+
+impl<'g> LookAhead<'g> {
+    fn new(game: &'g Game, position: Position) -> LookAhead<'g> {
+        LookAhead {
+            game,
+            position,
+            status: game.status,
+            reachable: Vec::new(),
+            history_reachable: true,
+        }
+    }
+
+    /// The position the line has reached.
+    #[must_use]
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Plays `mv` on the line.
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it (`GameOver` once the
+    /// line has ended the game); the line is then unchanged.
+    pub fn play(&mut self, mv: Move) -> Result<PlayedMove, PlayError> {
+        let (next, played) = self.judge(mv)?;
+        if !played.captures.is_empty() || next.king().is_none() {
+            self.history_reachable = false;
+            self.reachable.clear();
+        }
+        self.reachable.push(next);
+        self.position = next;
+        self.status = played.status;
+        Ok(played)
+    }
+
+    /// What `mv` would do on the line, without playing it.
+    ///
+    /// # Errors
+    /// As [`LookAhead::play`].
+    pub fn preview(&self, mv: Move) -> Result<PlayedMove, PlayError> {
+        self.judge(mv).map(|(_, played)| played)
+    }
+
+    fn judge(&self, mv: Move) -> Result<(Position, PlayedMove), PlayError> {
+        if self.status.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        let mut next = self.position;
+        let outcome = next.play(mv)?;
+        let irreversible = !outcome.captures.is_empty() || next.king().is_none();
+        let (status, repetitions) = if irreversible {
+            self.game.judge(&next, false, &[])
+        } else {
+            self.game
+                .judge(&next, self.history_reachable, &self.reachable)
+        };
+        let played = PlayedMove {
+            played: mv,
+            captures: outcome.captures,
+            status,
+            repetitions,
+        };
+        Ok((next, played))
     }
 }
