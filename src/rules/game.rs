@@ -7,10 +7,10 @@ use std::fmt;
 use foldhash::fast::FixedState;
 
 use super::bitboard::Bitboard;
-use super::movegen::Move;
+use super::moves::Move;
 use super::notation::{MoveText, ParseMoveError};
-use super::outcome::{EndReason, Status};
 use super::position::{PlayError, Position};
+use super::status::{EndReason, Status};
 use super::variant::Variant;
 
 /// A game from its start: judges each move, counts repetitions, and refuses

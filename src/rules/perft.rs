@@ -1,7 +1,7 @@
 //! Perft: the number of move paths of a given length, the standard check
 //! of a move generator.
 
-use super::movegen::Move;
+use super::moves::Move;
 use super::position::Position;
 
 /// How many sequences of `depth` legal moves start from `position`.

@@ -3,11 +3,11 @@
 use std::fmt;
 
 use super::bitboard::Bitboard;
-use super::movegen::Move;
+use super::moves::Move;
 use super::notation::{MoveText, PositionText};
-use super::outcome::Status;
 use super::side::Side;
 use super::square::Square;
+use super::status::Status;
 use super::variant::{BoardSize, Geometry, Variant};
 use super::zobrist::{Piece, piece_key, side_key};
 

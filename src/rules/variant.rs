@@ -4,9 +4,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bitboard::Bitboard;
-use super::outcome::{EndReason, Status};
 use super::side::Side;
 use super::square::Square;
+use super::status::{EndReason, Status};
 
 /// The rules a game is judged by (docs/RULES.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
