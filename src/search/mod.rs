@@ -14,17 +14,22 @@
 //! println!("{} scores {}", report.best_move, report.score.as_i32());
 //! ```
 //!
-//! Files: `eval.rs` (the evaluation's terms), `params.rs` (every tunable
-//! number, the weights among them), `weights.rs` (reading and printing
-//! weights), `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is
-//! shared), `ordering.rs`, `limits.rs`, `levels.rs` (what each level does),
-//! `board.rs` (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs`
-//! and `tune.rs` (the `tafl bench`, `tafl match` and `tafl tune` commands).
+//! Files: `eval.rs` (the classic evaluation's terms), `params.rs` (every
+//! tunable number, the weights among them), `weights.rs` (reading and
+//! printing weights), `network.rs` (the evaluation network and its file
+//! format), `accumulator.rs` (its hidden layer, updated move by move),
+//! `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is shared),
+//! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
+//! (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs`,
+//! `tune.rs`, `datagen.rs` and `train.rs` (the `tafl bench`, `tafl match`,
+//! `tafl tune`, `tafl datagen` and `tafl train` commands).
 
+mod accumulator;
 mod board;
 mod eval;
 mod levels;
 mod limits;
+mod network;
 mod ordering;
 mod params;
 #[allow(clippy::module_inception)]
@@ -33,23 +38,26 @@ mod tt;
 mod weights;
 
 pub mod bench;
+pub mod datagen;
 pub mod selfplay;
+pub mod train;
 pub mod tune;
 
 use std::fmt;
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use eval::evaluate;
 pub use levels::Level;
 pub use limits::Limits;
+pub use network::{Network, NetworkError, Provenance};
 pub use weights::{Term, Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
 use limits::Clock;
 use params::{WIN, WIN_BOUND};
-use search::{Searcher, Workspace};
+use search::{Evaluator, Searcher, Workspace};
 
 /// A search score from the side to move's view: a win `n` plies ahead is
 /// `1_000_000 - n`, a loss `-(1_000_000 - n)`, a draw 0; others stay within
@@ -109,8 +117,11 @@ pub struct EngineConfig {
     /// Size of each search's transposition table, in MiB. A table is used by one search at a time,
     /// so memory is this times the most searches running at once.
     pub hash_mb: usize,
-    /// The evaluation's weights (default: the built-in ones).
+    /// The classic evaluation's weights (default: the built-in ones).
     pub weights: Weights,
+    /// The evaluation network, used for games of its variant (others get the classic evaluation).
+    /// Default: none.
+    pub network: Option<Arc<Network>>,
 }
 
 impl Default for EngineConfig {
@@ -118,6 +129,7 @@ impl Default for EngineConfig {
         EngineConfig {
             hash_mb: 64,
             weights: Weights::default(),
+            network: None,
         }
     }
 }
@@ -172,6 +184,10 @@ impl Engine {
             .map(Position::hash)
             .collect();
 
+        let evaluator = match &self.config.network {
+            Some(network) if network.variant() == root.variant() => Evaluator::Network(network),
+            _ => Evaluator::Classic(&self.config.weights),
+        };
         let mut workspace = self.take_workspace();
         let clock = Clock::new(&limits, stop);
         let started = clock.started();
@@ -181,7 +197,7 @@ impl Engine {
                 clock,
                 root.variant().rules,
                 game_hashes,
-                &self.config.weights,
+                evaluator,
                 settings.noise,
                 seed,
             );

@@ -14,14 +14,15 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::tt::splitmix;
-use super::{Engine, EngineConfig, Level, Limits, Weights, WeightsError};
+use super::{Engine, EngineConfig, Level, Limits, Network, Weights, WeightsError};
 use crate::rules::{BoardSize, Game, Rules, Side, Status, Variant};
 
 /// `tafl match` arguments.
 #[derive(clap::Args, Clone, Debug)]
 pub struct MatchArgs {
     /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,weights=FILE`
-    /// (evaluation weights as `tafl tune` prints them).
+    /// (evaluation weights as `tafl tune` prints them), `,net=FILE` (an evaluation network, as
+    /// `tafl train` writes it) or `,eval=classic` (the hand-set evaluation, whatever the default).
     #[arg(long, default_value = "level=10")]
     pub a: String,
     /// Player B, as A.
@@ -60,8 +61,12 @@ pub struct MatchArgs {
 /// Why a match cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
-    #[error("player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE]")]
+    #[error(
+        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE][,net=FILE|,eval=classic]"
+    )]
     BadPlayer(String),
+    #[error("network file {path}: {reason}")]
+    BadNetwork { path: String, reason: String },
     #[error("weights file {path}: {reason}")]
     BadWeights { path: String, reason: String },
     #[error("unknown rules {0:?}: expected copenhagen, fetlar or tablut")]
@@ -81,6 +86,19 @@ pub struct Player {
     pub movetime: Option<Duration>,
     /// A file of evaluation weights; `None`: the built-in ones.
     pub weights: Option<String>,
+    pub evaluation: Evaluation,
+}
+
+/// Which evaluation a player uses.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Evaluation {
+    /// The engine's default.
+    #[default]
+    Default,
+    /// The hand-set terms.
+    Classic,
+    /// A network file.
+    Network(String),
 }
 
 impl std::str::FromStr for Player {
@@ -93,6 +111,7 @@ impl std::str::FromStr for Player {
             max_nodes: None,
             movetime: None,
             weights: None,
+            evaluation: Evaluation::Default,
         };
         for part in text
             .split(',')
@@ -100,9 +119,20 @@ impl std::str::FromStr for Player {
             .filter(|part| !part.is_empty())
         {
             let (key, value) = part.split_once('=').ok_or_else(bad)?;
-            if key.trim() == "weights" {
-                player.weights = Some(value.trim().to_string());
-                continue;
+            match (key.trim(), value.trim()) {
+                ("weights", path) => {
+                    player.weights = Some(path.to_string());
+                    continue;
+                }
+                ("net", path) => {
+                    player.evaluation = Evaluation::Network(path.to_string());
+                    continue;
+                }
+                ("eval", "classic") => {
+                    player.evaluation = Evaluation::Classic;
+                    continue;
+                }
+                _ => {}
             }
             let number: u64 = value.trim().parse().map_err(|_| bad())?;
             match key.trim() {
@@ -128,6 +158,11 @@ impl fmt::Display for Player {
         }
         if let Some(weights) = &self.weights {
             write!(f, ",weights={weights}")?;
+        }
+        match &self.evaluation {
+            Evaluation::Default => {}
+            Evaluation::Classic => write!(f, ",eval=classic")?,
+            Evaluation::Network(path) => write!(f, ",net={path}")?,
         }
         Ok(())
     }
@@ -304,7 +339,24 @@ fn engine_for(player: &Player, hash_mb: usize) -> Result<Engine, MatchError> {
                 .map_err(|error: WeightsError| bad(error.to_string()))?
         }
     };
-    Ok(Engine::new(EngineConfig { hash_mb, weights }))
+    let network = match &player.evaluation {
+        Evaluation::Default => EngineConfig::default().network,
+        Evaluation::Classic => None,
+        Evaluation::Network(path) => {
+            let bad = |reason: String| MatchError::BadNetwork {
+                path: path.clone(),
+                reason,
+            };
+            let bytes = std::fs::read(path).map_err(|error| bad(error.to_string()))?;
+            let network = Network::from_bytes(&bytes).map_err(|error| bad(error.to_string()))?;
+            Some(std::sync::Arc::new(network))
+        }
+    };
+    Ok(Engine::new(EngineConfig {
+        hash_mb,
+        weights,
+        network,
+    }))
 }
 
 /// Player A attacks in even games and defends in odd ones (each opening twice).
@@ -436,15 +488,18 @@ mod tests {
 
     #[test]
     fn players_read_every_key_and_refuse_the_rest() {
-        let player: Player = "level=7, depth=3,nodes=500,movetime=20,weights=w.txt"
+        let player: Player = "level=7, depth=3,nodes=500,movetime=20,weights=w.txt,net=n.bin"
             .parse()
             .expect("a player");
+        assert_eq!(player.evaluation, Evaluation::Network("n.bin".into()));
+        let classic: Player = "level=3,eval=classic".parse().expect("a player");
+        assert_eq!(classic.evaluation, Evaluation::Classic);
         assert_eq!(player.level, Level::new(7).expect("level"));
         assert_eq!(player.max_depth, Some(3));
         assert_eq!(player.max_nodes, Some(500));
         assert_eq!(player.movetime, Some(Duration::from_millis(20)));
         assert_eq!(player.weights.as_deref(), Some("w.txt"));
-        for bad in ["level=11", "level", "speed=3", "depth=x"] {
+        for bad in ["level=11", "level", "speed=3", "depth=x", "eval=fancy"] {
             assert!(bad.parse::<Player>().is_err(), "{bad}");
         }
     }
