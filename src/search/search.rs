@@ -88,6 +88,8 @@ pub(crate) struct Searcher<'a> {
     /// Hashes of the positions on the search path, by ply.
     path: [u64; MAX_PLY + 2],
     aborted: bool,
+    /// The score of the best root move found so far in the running iteration.
+    root_score: i32,
 }
 
 impl<'a> Searcher<'a> {
@@ -128,6 +130,7 @@ impl<'a> Searcher<'a> {
             game_hashes,
             path: [0; MAX_PLY + 2],
             aborted: false,
+            root_score: 0,
         }
     }
 
@@ -141,13 +144,23 @@ impl<'a> Searcher<'a> {
         let mut depth = 1;
         loop {
             let score = self.aspiration(root, depth, best.as_ref().map(|outcome| outcome.score));
-            if self.aborted {
-                break;
-            }
             let pv: Vec<Move> = self.pv[0].moves[..self.pv[0].len]
                 .iter()
                 .map_while(|mv| *mv)
                 .collect();
+            if self.aborted {
+                // Out of time mid-iteration: a root move searched in full at this depth that beat
+                // the rest so far is better informed than the last iteration's choice.
+                if self.clock.timed_out()
+                    && let Some(outcome) = best.as_mut()
+                    && let Some(&best_move) = pv.first()
+                {
+                    outcome.best_move = best_move;
+                    outcome.score = self.root_score;
+                    outcome.pv = pv;
+                }
+                break;
+            }
             let Some(&best_move) = pv.first() else { break };
             if depth == 1 && self.clock.past_deadline() {
                 // Too late for any answer: the caller's deadline has gone.
@@ -463,6 +476,9 @@ impl<'a> Searcher<'a> {
                 if score > alpha {
                     alpha = score;
                     self.update_pv(ply, mv);
+                    if ply == 0 {
+                        self.root_score = score;
+                    }
                 }
             }
             if alpha >= beta {
