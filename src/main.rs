@@ -72,7 +72,8 @@ fn main() -> anyhow::Result<()> {
         Command::Serve(config) => serve(config),
         Command::Perft(args) => perft(&args),
         Command::Bench(args) => {
-            tafl::search::bench::run(&args);
+            let network = args.net.as_deref().map(load_network).transpose()?;
+            tafl::search::bench::run(&args, network);
             Ok(())
         }
         Command::Match(args) => tafl::search::selfplay::run(&args)
@@ -189,6 +190,14 @@ fn datagen(args: &DatagenArgs) -> anyhow::Result<()> {
     })
 }
 
+/// A network file, read and checked.
+fn load_network(path: &std::path::Path) -> anyhow::Result<std::sync::Arc<tafl::search::Network>> {
+    let bytes = std::fs::read(path).with_context(|| format!("network file {}", path.display()))?;
+    let network = tafl::search::Network::from_bytes(&bytes)
+        .with_context(|| format!("network file {}", path.display()))?;
+    Ok(std::sync::Arc::new(network))
+}
+
 fn perft(args: &PerftArgs) -> anyhow::Result<()> {
     let setup = args
         .start
@@ -283,6 +292,9 @@ struct TrainArgs {
     /// One game in this many is held out for the validation loss.
     #[arg(long, default_value_t = 10)]
     held_out_every: u32,
+    /// Train on each position as it stands only, not in the board's eight orientations.
+    #[arg(long)]
+    no_symmetries: bool,
     /// The network's generation (0: learnt from the classic evaluation's games).
     #[arg(long, default_value_t = 0)]
     generation: u32,
@@ -312,7 +324,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         .map(|path| path.display().to_string())
         .collect();
     let provenance = format!(
-        "{}; data {} ({} records); {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}; tafl {}",
+        "{}; data {} ({} records); {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
         args.note,
         files.join(" "),
         records.len(),
@@ -322,6 +334,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         args.result_weight,
         args.scale,
         args.seed,
+        !args.no_symmetries,
         env!("CARGO_PKG_VERSION")
     );
     let config = TrainConfig {
@@ -333,6 +346,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         scale: args.scale,
         seed: args.seed,
         held_out_every: args.held_out_every,
+        symmetries: !args.no_symmetries,
         generation: args.generation,
         provenance,
     };

@@ -373,9 +373,13 @@ fn higher_levels_beat_lower_ones() {
 #[test]
 #[ignore = "prints the bench figures; run with --ignored --nocapture"]
 fn bench_prints_nodes() {
-    let summary = tafl::search::bench::run(&tafl::search::bench::BenchArgs {
-        depth: 5,
-        hash_mb: 16,
-    });
+    let summary = tafl::search::bench::run(
+        &tafl::search::bench::BenchArgs {
+            depth: 5,
+            hash_mb: 16,
+            net: None,
+        },
+        None,
+    );
     assert!(summary.nodes > 0);
 }

@@ -4,9 +4,10 @@
 //! evaluation that changes the tree changes it. State it in the commit message
 //! of every such change; nodes/second shows speed regressions.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{Engine, EngineConfig, Level, Limits};
+use super::{Engine, EngineConfig, Level, Limits, Network};
 use crate::rules::{BoardSize, Game, Rules, Variant};
 
 /// The depth every bench position is searched to.
@@ -21,6 +22,10 @@ pub struct BenchArgs {
     /// Transposition table size, MiB.
     #[arg(long, default_value_t = 16)]
     pub hash_mb: usize,
+    /// Also search the positions of this network's variant with it, and print its nodes/s beside the
+    /// classic evaluation's on the same positions.
+    #[arg(long)]
+    pub net: Option<std::path::PathBuf>,
 }
 
 /// The bench positions: variant, then moves from its start (real Copenhagen games and short
@@ -82,10 +87,37 @@ pub fn positions() -> Vec<Game> {
         .collect()
 }
 
-/// Runs the bench, printing one line per position and the totals.
-pub fn run(args: &BenchArgs) -> BenchSummary {
+/// Runs the bench, printing one line per position and the totals; with a network, then the
+/// positions of its variant searched with the network and with the classic evaluation.
+pub fn run(args: &BenchArgs, network: Option<Arc<Network>>) -> BenchSummary {
+    let games = positions();
+    let summary = search_all(args, &games, None);
+    println!("{} nodes {} nps", summary.nodes, summary.nodes_per_second());
+    if let Some(network) = network {
+        let variant = network.variant();
+        let own: Vec<Game> = games
+            .into_iter()
+            .filter(|game| game.position().variant() == variant)
+            .collect();
+        let classic = search_all(args, &own, None);
+        let with_network = search_all(args, &own, Some(network));
+        println!(
+            "{variant}: classic {} nodes {} nps; network {} nodes {} nps ({:.2}x the classic nodes/s)",
+            classic.nodes,
+            classic.nodes_per_second(),
+            with_network.nodes,
+            with_network.nodes_per_second(),
+            with_network.nodes_per_second() as f64 / classic.nodes_per_second().max(1) as f64
+        );
+    }
+    summary
+}
+
+/// Searches `games`, printing a line for each.
+fn search_all(args: &BenchArgs, games: &[Game], network: Option<Arc<Network>>) -> BenchSummary {
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,
+        network,
         ..EngineConfig::default()
     });
     let limits = Limits {
@@ -94,7 +126,7 @@ pub fn run(args: &BenchArgs) -> BenchSummary {
     };
     let mut nodes = 0;
     let started = Instant::now();
-    for (index, game) in positions().iter().enumerate() {
+    for (index, game) in games.iter().enumerate() {
         let Some(report) = engine.search(game, &limits, Level::STRONGEST, 0) else {
             println!(
                 "{:>2} {}: no search (game over)",
@@ -117,10 +149,8 @@ pub fn run(args: &BenchArgs) -> BenchSummary {
             report.elapsed.as_millis()
         );
     }
-    let summary = BenchSummary {
+    BenchSummary {
         nodes,
         elapsed: started.elapsed(),
-    };
-    println!("{} nodes {} nps", summary.nodes, summary.nodes_per_second());
-    summary
+    }
 }

@@ -276,10 +276,11 @@ impl Network {
     #[inline]
     pub(crate) fn output(&self, accumulator: &[i16; HIDDEN], side: Side) -> i32 {
         let row = &self.output_weights[side_index(side)];
+        // Clipped in i16 and widened per product: the compiler's multiply-add of i16 pairs.
         let sum: i32 = accumulator
             .iter()
             .zip(row)
-            .map(|(&value, &weight)| i32::from(value).clamp(0, QA) * i32::from(weight))
+            .map(|(&value, &weight)| i32::from(value.clamp(0, QA as i16)) * i32::from(weight))
             .sum();
         let output = i64::from(sum + self.output_bias[side_index(side)]);
         (output * i64::from(self.scale) / i64::from(QA * QB)) as i32

@@ -35,6 +35,8 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Games whose number is `held_out_every - 1` modulo this are held out.
     pub held_out_every: u32,
+    /// Train on each position in the board's eight orientations.
+    pub symmetries: bool,
     pub generation: u32,
     /// Stored in the network's header: where the data came from.
     pub provenance: String,
@@ -261,14 +263,38 @@ fn target(record: &Record, config: &TrainConfig) -> f32 {
     config.result_weight * result + (1.0 - config.result_weight) * score
 }
 
-fn record_inputs(record: &Record) -> impl Iterator<Item = usize> + '_ {
+/// The eight symmetries of the square board (every variant's layout, throne and corners have them
+/// all): `symmetry` bit 0 mirrors the files, bit 1 the ranks, bit 2 swaps files and ranks.
+fn transformed(file: usize, rank: usize, size: usize, symmetry: u8) -> (usize, usize) {
+    let (file, rank) = if symmetry & 4 != 0 {
+        (rank, file)
+    } else {
+        (file, rank)
+    };
+    let file = if symmetry & 1 != 0 {
+        size - 1 - file
+    } else {
+        file
+    };
+    let rank = if symmetry & 2 != 0 {
+        size - 1 - rank
+    } else {
+        rank
+    };
+    (file, rank)
+}
+
+/// The inputs of a record seen through one of the board's symmetries (0: as it stands).
+fn record_inputs(record: &Record, symmetry: u8) -> impl Iterator<Item = usize> + '_ {
     let size = record.variant.size.get() as usize;
     record.pieces.iter().map(move |&(piece, square)| {
-        let square = Square::new(
-            (square as usize % size) as u8,
-            (square as usize / size) as u8,
-        )
-        .expect("a square of the board");
+        let (file, rank) = transformed(
+            square as usize % size,
+            square as usize / size,
+            size,
+            symmetry,
+        );
+        let square = Square::new(file as u8, rank as u8).expect("a square of the board");
         input_index(piece, square, size)
     })
 }
@@ -339,16 +365,21 @@ pub fn train(
     {
         let held_out = config.held_out_every > 0
             && record.game % config.held_out_every == config.held_out_every - 1;
-        let samples = if held_out {
-            &mut validation
+        // Training positions are seen in all eight orientations: eight times the data for free.
+        let (samples, symmetries) = if held_out {
+            (&mut validation, 0..1)
+        } else if config.symmetries {
+            (&mut training, 0..8)
         } else {
-            &mut training
+            (&mut training, 0..1)
         };
-        samples.push(
-            record_inputs(record),
-            record.side_to_move,
-            target(record, config),
-        );
+        for symmetry in symmetries {
+            samples.push(
+                record_inputs(record, symmetry),
+                record.side_to_move,
+                target(record, config),
+            );
+        }
     }
     if training.len() == 0 {
         return Err(TrainError::NoTrainingData);
@@ -453,6 +484,7 @@ mod tests {
             scale: 400.0,
             seed: 5,
             held_out_every: 3,
+            symmetries: true,
             generation: 0,
             provenance: "test".into(),
         }
@@ -486,6 +518,53 @@ mod tests {
         )
         .expect("data");
         assert_ne!(other.network.to_bytes(), summary.network.to_bytes());
+    }
+
+    /// Each symmetry maps the board onto itself, and every standard start (each has all eight) onto
+    /// itself: what augmentation assumes.
+    #[test]
+    fn the_eight_symmetries_map_each_start_onto_itself() {
+        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+            for size in [9, 11, 13] {
+                let variant =
+                    Variant::new(rules, crate::rules::BoardSize::new(size).expect("size"));
+                let position = Position::start(variant);
+                let size = size as usize;
+                let record = Record {
+                    game: 0,
+                    variant,
+                    side_to_move: Side::Attackers,
+                    last_of_game: true,
+                    result: 0,
+                    score: 0,
+                    ply: 0,
+                    pieces: pieces(&position)
+                        .map(|(piece, square)| {
+                            (
+                                piece,
+                                crate::search::datagen::square_index(square, size) as u16,
+                            )
+                        })
+                        .collect(),
+                };
+                let mut start: Vec<usize> = record_inputs(&record, 0).collect();
+                start.sort_unstable();
+                for symmetry in 0..8 {
+                    let mut squares = std::collections::HashSet::new();
+                    for file in 0..size {
+                        for rank in 0..size {
+                            let (f, r) = transformed(file, rank, size, symmetry);
+                            assert!(f < size && r < size);
+                            squares.insert((f, r));
+                        }
+                    }
+                    assert_eq!(squares.len(), size * size);
+                    let mut seen: Vec<usize> = record_inputs(&record, symmetry).collect();
+                    seen.sort_unstable();
+                    assert_eq!(seen, start, "{variant} symmetry {symmetry}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -71,6 +71,14 @@ pub enum ServeError {
     /// The transport failed (or refused the TLS certificate or key).
     #[error("transport: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The evaluation network file could not be read or was refused.
+    #[error("evaluation network {path}: {reason}")]
+    Network {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        reason: String,
+    },
     /// The serving task panicked or was cancelled.
     #[error("server task: {0}")]
     Task(#[from] tokio::task::JoinError),
@@ -128,7 +136,20 @@ impl Server {
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
             .build_v1alpha()?;
 
-        let state = Arc::new(State::new(config.clone()));
+        let network = match &config.eval_net {
+            None => None,
+            Some(path) => {
+                let refused = |reason: String| ServeError::Network {
+                    path: path.clone(),
+                    reason,
+                };
+                let bytes = std::fs::read(path).map_err(|error| refused(error.to_string()))?;
+                let network = crate::search::Network::from_bytes(&bytes)
+                    .map_err(|error| refused(error.to_string()))?;
+                Some(Arc::new(network))
+            }
+        };
+        let state = Arc::new(State::new(config.clone(), network));
         let (stop, stopped) = oneshot::channel::<()>();
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let mut builder = tonic::transport::Server::builder();
