@@ -1,5 +1,5 @@
 //! The deployment in small: three `tafl` processes behind a real nginx
-//! balancing gRPC calls (the setup of deploy/nginx.conf). Thousands of calls
+//! balancing gRPC calls with deploy/nginx.conf itself. Thousands of calls
 //! through nginx all succeed and reach every replica; one replica gets
 //! SIGTERM mid-run, drains, exits 0, and no call fails.
 //!
@@ -116,6 +116,58 @@ impl Drop for Replica {
     }
 }
 
+/// deploy/nginx.conf itself, moved to the test's ports and files: each
+/// change names the exact text it replaces, so a reshaped config fails here
+/// loudly instead of being tested in part.
+fn local_config(dir: &Path, listen: SocketAddr, replicas: &[SocketAddr]) -> String {
+    let shipped = include_str!("../deploy/nginx.conf");
+    let dir = dir.display();
+    let servers: String = replicas
+        .iter()
+        .map(|addr| format!("        server {addr} max_fails=1 fail_timeout=2s;\n"))
+        .collect();
+    let shipped_servers: String = (50051..=50053)
+        .map(|port| format!("        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;\n"))
+        .collect();
+    let changes = [
+        // First, before the test's own paths (which share the prefix) go in.
+        ("/tmp/tafl-nginx-".to_owned(), format!("{dir}/")),
+        // One foreground process the test can stop.
+        (
+            "worker_processes auto;\n".to_owned(),
+            "daemon off;\nmaster_process off;\n".to_owned(),
+        ),
+        (
+            "error_log stderr warn;".to_owned(),
+            format!("error_log {dir}/error.log warn;"),
+        ),
+        (
+            "pid /tmp/tafl-nginx.pid;".to_owned(),
+            format!("pid {dir}/nginx.pid;"),
+        ),
+        (shipped_servers, servers),
+        (
+            "listen 127.0.0.1:8080 http2;".to_owned(),
+            format!("listen {listen} http2;"),
+        ),
+        // Which replica answered, for the test to count.
+        (
+            "grpc_pass grpc://tafl;".to_owned(),
+            "grpc_pass grpc://tafl;\n            add_header x-tafl-replica $upstream_addr always;"
+                .to_owned(),
+        ),
+    ];
+    let mut config = shipped.to_owned();
+    for (from, to) in changes {
+        assert!(
+            config.contains(&from),
+            "deploy/nginx.conf no longer has {from:?}: update tests/load_balancing.rs"
+        );
+        config = config.replace(&from, &to);
+    }
+    config
+}
+
 /// nginx in the foreground, in one process, with its files in `dir`.
 struct Nginx {
     child: Child,
@@ -130,47 +182,7 @@ impl Nginx {
             .unwrap()
             .local_addr()
             .unwrap();
-        let servers: String = replicas
-            .iter()
-            .map(|addr| format!("        server {addr} max_fails=1 fail_timeout=2s;\n"))
-            .collect();
-        // deploy/nginx.conf, with the test's ports and paths.
-        let config = format!(
-            r#"daemon off;
-master_process off;
-error_log {dir}/error.log warn;
-pid {dir}/nginx.pid;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    upstream tafl {{
-        least_conn;
-{servers}        keepalive 32;
-        keepalive_timeout 60s;
-    }}
-    server {{
-        listen {listen} http2;
-        keepalive_requests 1000000;
-        client_max_body_size 4m;
-        grpc_read_timeout 30s;
-        grpc_send_timeout 30s;
-        grpc_connect_timeout 1s;
-        location / {{
-            grpc_pass grpc://tafl;
-            grpc_next_upstream error timeout invalid_header non_idempotent;
-            grpc_next_upstream_tries 3;
-            add_header x-tafl-replica $upstream_addr always;
-        }}
-    }}
-}}
-"#,
-            dir = dir.display()
-        );
+        let config = local_config(&dir, listen, replicas);
         let config_path = dir.join("nginx.conf");
         std::fs::write(&config_path, config).unwrap();
         let child = Command::new(binary)
@@ -331,6 +343,18 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
     }
     let elapsed = started.elapsed();
     let status = replicas[stopping].wait(Duration::from_secs(20));
+    // A replica logs `answered` as its response goes out, so the last lines
+    // can still be on their way to the readers when the calls have returned.
+    let settle = Instant::now() + Duration::from_secs(5);
+    while replicas
+        .iter()
+        .map(|replica| replica.answered.load(Ordering::Relaxed))
+        .sum::<usize>()
+        < CALLS
+        && Instant::now() < settle
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     eprintln!(
         "{CALLS} calls through nginx in {:.2} s ({:.0}/s); by nginx's upstream: {reached:?}; answered by each replica's own count: {:?}",
         elapsed.as_secs_f64(),

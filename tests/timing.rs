@@ -5,13 +5,13 @@
 //! machine a busy neighbour can hold a thread off the CPU for tens of
 //! milliseconds, which would measure the scheduler, not the search).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use tafl::search::{Engine, EngineConfig, Level, Limits};
 
-#[path = "support/random_games.rs"]
-mod random_games;
-use random_games::{Lcg, all_variants, random_games};
+use common::random_games::{Lcg, all_variants, random_games};
 
 #[test]
 fn every_answer_comes_within_max_time_plus_10_ms() {

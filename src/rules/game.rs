@@ -156,7 +156,7 @@ impl Game {
         &self.history[self.since_capture..]
     }
 
-    /// Plays a move given as text (RULES.md, "Notation"), checking its
+    /// Plays a move given as text (docs/RULES.md, "Notation"), checking its
     /// capture list if it has one.
     ///
     /// # Errors

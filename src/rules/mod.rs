@@ -1,5 +1,5 @@
 //! The arbiter: the rules of Copenhagen Hnefatafl, Fetlar Hnefatafl and
-//! Standard Tablut on 9×9, 11×11 and 13×13 boards, exactly as RULES.md
+//! Standard Tablut on 9×9, 11×11 and 13×13 boards, exactly as docs/RULES.md
 //! states them. Knows nothing of gRPC or search.
 //!
 //! Three layers of trust: text ([`MoveText`], [`PositionText`]) is checked

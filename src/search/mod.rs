@@ -14,17 +14,19 @@
 //! println!("{} scores {}", report.best_move, report.score.as_i32());
 //! ```
 //!
-//! Files: `eval.rs` (the classic evaluation's terms), `params.rs` (every
-//! tunable number, the weights among them), `weights.rs` (reading and
-//! printing weights), `network.rs` (the evaluation network and its file
-//! format), `accumulator.rs` (its hidden layer, updated move by move),
-//! `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is shared),
-//! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
-//! (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs`,
-//! `tune.rs`, `datagen.rs` and `train.rs` (the `tafl bench`, `tafl match`,
-//! `tafl tune`, `tafl datagen` and `tafl train` commands).
+//! Files: `term.rs` (what the classic evaluation counts), `eval.rs`
+//! (counting it), `params.rs` (every tunable number, the weights among them),
+//! `weights.rs` (reading and printing weights), `network.rs` (the evaluation
+//! network and its file format), `accumulator.rs` (its hidden layer, updated
+//! move by move), `alphabeta.rs` (the search), `tt.rs` (the table, and how it
+//! is shared), `ordering.rs`, `limits.rs`, `levels.rs` (what each level does),
+//! `board.rs` (a mailbox copy for the evaluation), and for the tools around
+//! the engine `bench.rs` (the bench positions), `selfplay.rs` (one game
+//! between two settings), `tune.rs` (Texel's fit), `datagen.rs` (self-play
+//! training data) and `train.rs` (training a network).
 
 mod accumulator;
+mod alphabeta;
 mod board;
 mod eval;
 mod levels;
@@ -32,8 +34,7 @@ mod limits;
 mod network;
 mod ordering;
 mod params;
-#[allow(clippy::module_inception)]
-mod search;
+mod term;
 mod tt;
 mod weights;
 
@@ -52,12 +53,13 @@ pub use eval::evaluate;
 pub use levels::Level;
 pub use limits::Limits;
 pub use network::{Network, NetworkError, Provenance};
-pub use weights::{Term, Weights, WeightsError};
+pub use term::Term;
+pub use weights::{Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
+use alphabeta::{Evaluator, Searcher, Workspace};
 use limits::Clock;
 use params::{WIN, WIN_BOUND};
-use search::{Evaluator, Searcher, Workspace};
 
 /// A search score from the side to move's view: a win `n` plies ahead is
 /// `1_000_000 - n`, a loss `-(1_000_000 - n)`, a draw 0; others stay within
@@ -66,6 +68,9 @@ use search::{Evaluator, Searcher, Workspace};
 pub struct Score(i32);
 
 impl Score {
+    /// A game won now, for the winner (lost: its negation).
+    pub const WON: Score = Score(WIN);
+
     pub const fn new(score: i32) -> Score {
         Score(score)
     }

@@ -31,7 +31,7 @@ pub struct State {
     pub config: Config,
     /// The caps on every search.
     pub caps: SearchCaps,
-    /// The AI; one transposition table for all searches.
+    /// The AI; each running search takes a table from its pool.
     pub engine: Engine,
     /// Where searches run.
     pub pool: SearchPool,

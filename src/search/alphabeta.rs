@@ -7,7 +7,7 @@
 //! blocks of an open corner line). Positions are copied, never unmade
 //! (`Position` is `Copy`), and nothing is allocated per node.
 //!
-//! Repetition (RULES.md rule 9 and its variants), counting the game's
+//! Repetition (docs/RULES.md rule 9 and its variants), counting the game's
 //! reversible history and the search path together: a position standing for
 //! the third time ends the game (Copenhagen: attackers win; Fetlar: draw;
 //! Tablut: nothing). Approximation: a position that already stood once *on the
