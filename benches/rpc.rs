@@ -243,6 +243,7 @@ fn requests(moves: &[String]) -> (LegalMovesRequest, ApplyMoveRequest) {
     let apply = ApplyMoveRequest {
         game: Some(game_proto(moves)),
         next_move: moves[PLIES].clone(),
+        include_legal_moves: false,
     };
     (legal, apply)
 }

@@ -79,6 +79,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .apply_move(ApplyMoveRequest {
                 game: Some(game.clone()),
                 next_move: best.text.clone(),
+                include_legal_moves: false,
             })
             .await?
             .into_inner();
@@ -110,6 +111,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .apply_move(ApplyMoveRequest {
             game: Some(game.clone()),
             next_move: "a1-a2".into(),
+            include_legal_moves: false,
         })
         .await
         .expect_err("a move from a corner is never legal");

@@ -264,6 +264,7 @@ async fn call(
             .apply_move(pb::ApplyMoveRequest {
                 game: Some(game),
                 next_move: ["h11-h9", "e7-c7", "h11-h9", "g7-g9"][n % 4].to_owned(),
+                include_legal_moves: false,
             })
             .await?;
         reply.metadata().clone()

@@ -114,6 +114,7 @@ async fn searches_past_the_queue_are_refused_and_cheap_calls_stay_fast() {
                         .apply_move(ApplyMoveRequest {
                             game: Some(game.clone()),
                             next_move: next_move.clone(),
+                            include_legal_moves: false,
                         })
                         .await
                         .unwrap_or_else(|status| panic!("ApplyMove: {status:?}"))

@@ -21,7 +21,7 @@ mod variant;
 mod zobrist;
 
 pub use bitboard::Bitboard;
-pub use game::{Game, GameError, GameErrorKind, PlayedMove};
+pub use game::{Game, GameError, GameErrorKind, LookAhead, PlayedMove};
 pub use movegen::{MAX_MOVES, Move, MoveList};
 pub use notation::{MoveText, ParseMoveError, ParsePositionError, PositionText};
 pub use outcome::{EndReason, Status};

@@ -90,6 +90,8 @@ pub(crate) struct Searcher<'a> {
     aborted: bool,
     /// The score of the best root move found so far in the running iteration.
     root_score: i32,
+    /// Root moves not to search: the lines a multi-PV analysis already has.
+    pub excluded_root_moves: Vec<Move>,
 }
 
 impl<'a> Searcher<'a> {
@@ -131,15 +133,13 @@ impl<'a> Searcher<'a> {
             path: [0; MAX_PLY + 2],
             aborted: false,
             root_score: 0,
+            excluded_root_moves: Vec::new(),
         }
     }
 
     /// Iterative deepening from `root`. `None` when not even depth 1 completed before the hard stop.
     pub fn iterate(&mut self, root: &Position) -> Option<Outcome> {
-        self.path[0] = root.hash();
-        if let Evaluator::Network(network) = self.evaluator {
-            self.accumulators[0] = Accumulator::new(network, root);
-        }
+        self.set_root(root);
         let mut best: Option<Outcome> = None;
         let mut depth = 1;
         loop {
@@ -187,6 +187,35 @@ impl<'a> Searcher<'a> {
             outcome.nodes = self.nodes;
         }
         best
+    }
+
+    /// One iteration from `root` to `depth` (the moves in
+    /// `excluded_root_moves` left out): its score and principal variation,
+    /// `None` once the search was stopped.
+    pub fn search_root(
+        &mut self,
+        root: &Position,
+        depth: i32,
+        previous: Option<i32>,
+    ) -> Option<(i32, Vec<Move>)> {
+        self.set_root(root);
+        let score = self.aspiration(root, depth, previous);
+        if self.aborted {
+            return None;
+        }
+        let pv: Vec<Move> = self.pv[0].moves[..self.pv[0].len]
+            .iter()
+            .map_while(|mv| *mv)
+            .collect();
+        Some((score, pv))
+    }
+
+    /// The root's hash on the path and its accumulator.
+    fn set_root(&mut self, root: &Position) {
+        self.path[0] = root.hash();
+        if let Evaluator::Network(network) = self.evaluator {
+            self.accumulators[0] = Accumulator::new(network, root);
+        }
     }
 
     fn aspiration(&mut self, root: &Position, depth: i32, previous: Option<i32>) -> i32 {
@@ -408,7 +437,9 @@ impl<'a> Searcher<'a> {
         let mut searched = 0usize;
         let mut quiets_tried: ArrayVec<Move, 32> = ArrayVec::new();
 
-        let table_move = table_move.filter(|&mv| position.check(mv).is_ok());
+        let table_move = table_move.filter(|&mv| {
+            position.check(mv).is_ok() && !(ply == 0 && self.excluded_root_moves.contains(&mv))
+        });
         let mut picker: Option<MovePicker> = None;
         loop {
             let (order, mv) = if searched == 0
@@ -432,6 +463,9 @@ impl<'a> Searcher<'a> {
                     )
                 });
                 match picker.next() {
+                    Some((_, mv)) if ply == 0 && self.excluded_root_moves.contains(&mv) => {
+                        continue;
+                    }
                     Some(next) => next,
                     None => break,
                 }
@@ -495,6 +529,10 @@ impl<'a> Searcher<'a> {
         if searched == 0 {
             // The rules end a game without moves, so this is unreachable; score it as the loss it would be.
             return -(WIN - ply as i32);
+        }
+        if ply == 0 && !self.excluded_root_moves.is_empty() {
+            // A score over some of the root's moves is no score of the root.
+            return best_score;
         }
         let bound = if best_score >= beta {
             Bound::Lower

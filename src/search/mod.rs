@@ -14,19 +14,22 @@
 //! println!("{} scores {}", report.best_move, report.score.as_i32());
 //! ```
 //!
-//! Files: `term.rs` (what the classic evaluation counts), `eval.rs`
-//! (counting it), `params.rs` (every tunable number, the weights among them),
-//! `weights.rs` (reading and printing weights), `network.rs` (the evaluation
-//! network and its file format), `accumulator.rs` (its hidden layer, updated
-//! move by move), `alphabeta.rs` (the search), `tt.rs` (the table, and how it
-//! is shared), `ordering.rs`, `limits.rs`, `levels.rs` (what each level does),
-//! `board.rs` (a mailbox copy for the evaluation), and for the tools around
-//! the engine `bench.rs` (the bench positions), `selfplay.rs` (one game
-//! between two settings), `tune.rs` (Texel's fit), `datagen.rs` (self-play
-//! training data) and `train.rs` (training a network).
+//! Files: `analysis.rs` (multi-line analysis, one report per depth),
+//! `threats.rs` (the tactical picture: wins, threats, captures), `term.rs`
+//! (what the classic evaluation counts), `eval.rs` (counting it), `params.rs`
+//! (every tunable number, the weights among them), `weights.rs` (reading and
+//! printing weights), `network.rs` (the evaluation network and its file
+//! format), `accumulator.rs` (its hidden layer, updated move by move),
+//! `alphabeta.rs` (the search), `tt.rs` (the table, and how it is shared),
+//! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
+//! (a mailbox copy for the evaluation), and for the tools around the engine
+//! `bench.rs` (the bench positions), `selfplay.rs` (one game between two
+//! settings), `tune.rs` (Texel's fit), `datagen.rs` (self-play training data)
+//! and `train.rs` (training a network).
 
 mod accumulator;
 mod alphabeta;
+mod analysis;
 mod board;
 mod eval;
 mod levels;
@@ -35,6 +38,7 @@ mod network;
 mod ordering;
 mod params;
 mod term;
+mod threats;
 mod tt;
 mod weights;
 
@@ -49,11 +53,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use eval::evaluate;
 pub use levels::Level;
 pub use limits::Limits;
 pub use network::{Network, NetworkError, Provenance};
 pub use term::Term;
+pub use threats::{Threats, threats};
 pub use weights::{Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
@@ -183,16 +189,9 @@ impl Engine {
         }
         let limits = level.limits(limits);
         let settings = level.settings();
-        let history = game.reversible_history();
-        let game_hashes = history[..history.len().saturating_sub(1)]
-            .iter()
-            .map(Position::hash)
-            .collect();
+        let game_hashes = game_hashes(game);
 
-        let evaluator = match &self.config.network {
-            Some(network) if network.variant() == root.variant() => Evaluator::Network(network),
-            _ => Evaluator::Classic(&self.config.weights),
-        };
+        let evaluator = self.evaluator(&root);
         let mut workspace = self.take_workspace();
         let clock = Clock::new(&limits, stop);
         let started = clock.started();
@@ -208,10 +207,7 @@ impl Engine {
             );
             searcher.iterate(&root)
         };
-        self.idle
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(workspace);
+        self.give_back_workspace(workspace);
         let outcome = outcome?;
 
         let mut report = SearchReport {
@@ -228,6 +224,14 @@ impl Engine {
         Some(report)
     }
 
+    /// The network for the root's variant, if the engine has one; else the classic evaluation.
+    fn evaluator(&self, root: &Position) -> Evaluator<'_> {
+        match &self.config.network {
+            Some(network) if network.variant() == root.variant() => Evaluator::Network(network),
+            _ => Evaluator::Classic(&self.config.weights),
+        }
+    }
+
     fn take_workspace(&self) -> Workspace {
         let idle = self
             .idle
@@ -236,6 +240,23 @@ impl Engine {
             .pop();
         idle.unwrap_or_else(|| Workspace::new(self.config.hash_mb))
     }
+
+    fn give_back_workspace(&self, workspace: Workspace) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(workspace);
+    }
+}
+
+/// The hashes of the game's positions since the last capture, before the
+/// current one: what the search counts repetitions against.
+fn game_hashes(game: &Game) -> Vec<u64> {
+    let history = game.reversible_history();
+    history[..history.len().saturating_sub(1)]
+        .iter()
+        .map(Position::hash)
+        .collect()
 }
 
 impl Default for Engine {

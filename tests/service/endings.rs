@@ -18,6 +18,7 @@ async fn play_out(
             .apply_move(ApplyMoveRequest {
                 game: Some(game(rules, 0, start, &played)),
                 next_move: (*next).to_owned(),
+                include_legal_moves: false,
             })
             .await
             .unwrap_or_else(|e| panic!("move {index} {next}: {e:?}"))
@@ -49,6 +50,7 @@ async fn assert_finished(
         .apply_move(ApplyMoveRequest {
             game: Some(finished.clone()),
             next_move: "this is not even a move".to_owned(),
+            include_legal_moves: false,
         })
         .await
         .unwrap_err();

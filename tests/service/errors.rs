@@ -79,6 +79,7 @@ async fn every_error_class_has_its_code_and_field() {
         .apply_move(ApplyMoveRequest {
             game: Some(copenhagen(&[])),
             next_move: "f6-f3".to_owned(),
+            include_legal_moves: false,
         })
         .await
         .unwrap_err();
@@ -104,6 +105,7 @@ async fn every_error_class_has_its_code_and_field() {
         .apply_move(ApplyMoveRequest {
             game: Some(over.clone()),
             next_move: "k6-k5".to_owned(),
+            include_legal_moves: false,
         })
         .await
         .unwrap_err();

@@ -40,6 +40,7 @@ fn apply(game: pb::Game, next: &str) -> Call {
     Call::Apply(ApplyMoveRequest {
         game: Some(game),
         next_move: next.to_owned(),
+        include_legal_moves: false,
     })
 }
 

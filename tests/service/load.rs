@@ -38,6 +38,7 @@ async fn cheap_calls_stay_fast_while_searches_run() {
                     .apply_move(ApplyMoveRequest {
                         game: Some(copenhagen(&SHUFFLE_11[..3])),
                         next_move: "i6-h6".to_owned(),
+                        include_legal_moves: false,
                     })
                     .await
                     .map(|reply| assert_eq!(reply.into_inner().repetitions, 2))

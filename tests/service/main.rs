@@ -6,12 +6,18 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod analyze;
 mod endings;
+mod error_info;
 mod errors;
 mod hostile;
 mod load;
 mod operations;
+mod previews;
 mod rpcs;
+mod threats;
+mod turn_support;
+mod validate_game;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

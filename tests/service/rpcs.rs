@@ -84,6 +84,7 @@ async fn every_rpc_on_every_ruleset() {
             .apply_move(ApplyMoveRequest {
                 game: Some(start.clone()),
                 next_move: first.clone(),
+                include_legal_moves: false,
             })
             .await
             .unwrap()
@@ -206,6 +207,7 @@ async fn apply_move_reports_captures_canonically() {
     let request = |next: &str| ApplyMoveRequest {
         game: Some(game(Rules::Copenhagen, 0, &start, &[])),
         next_move: next.to_owned(),
+        include_legal_moves: false,
     };
     for given in ["g5-f5", "G5F5", "g5-f5xe5", "g5-f5xe5+"] {
         let reply = server

@@ -1,10 +1,13 @@
 //! One handler per RPC: convert the request into rules types, do the work
 //! (searches on the bounded pool), convert back.
 
+mod analyze;
 mod apply_move;
 mod evaluate;
 mod legal_moves;
 mod suggest_move;
+mod threats;
+mod validate_game;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -177,6 +180,37 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         request: Request<pb::SuggestMoveRequest>,
     ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
         suggest_move::handle(Arc::clone(&self.state), request)
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn validate_game(
+        &self,
+        request: Request<pb::ValidateGameRequest>,
+    ) -> Result<Response<pb::ValidateGameResponse>, Status> {
+        validate_game::handle(&self.state, request.into_inner())
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    type AnalyzeStream = analyze::AnalysisStream;
+
+    async fn analyze(
+        &self,
+        request: Request<pb::AnalyzeRequest>,
+    ) -> Result<Response<Self::AnalyzeStream>, Status> {
+        analyze::handle(Arc::clone(&self.state), request)
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn threats(
+        &self,
+        request: Request<pb::ThreatsRequest>,
+    ) -> Result<Response<pb::ThreatsResponse>, Status> {
+        threats::handle(Arc::clone(&self.state), request)
             .await
             .map(Response::new)
             .map_err(Status::from)
