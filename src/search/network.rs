@@ -473,6 +473,46 @@ mod tests {
         }
     }
 
+    /// The search uses a network for its own variant (the tree changes) and the classic evaluation
+    /// elsewhere (the tree is the classic engine's); both the search and the analysis play legal moves.
+    #[test]
+    fn an_engine_uses_its_network_on_its_variant_only() {
+        use crate::rules::Game;
+        use crate::search::{Engine, EngineConfig, Level, Limits};
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+
+        let with_network = Engine::new(EngineConfig {
+            hash_mb: 1,
+            network: Some(Arc::new(network())),
+            ..EngineConfig::default()
+        });
+        let classic = Engine::new(EngineConfig {
+            hash_mb: 1,
+            ..EngineConfig::default()
+        });
+        let limits = Limits {
+            max_depth: Some(4),
+            ..Limits::default()
+        };
+        for rules in [Rules::Tablut, Rules::Copenhagen] {
+            let game = Game::new(Variant::standard(rules));
+            let ours = with_network
+                .search(&game, &limits, Level::STRONGEST, 0)
+                .expect("a move");
+            let theirs = classic
+                .search(&game, &limits, Level::STRONGEST, 0)
+                .expect("a move");
+            assert!(game.position().legal_moves().contains(&ours.best_move));
+            let same_tree = (ours.nodes, ours.score) == (theirs.nodes, theirs.score);
+            assert_eq!(same_tree, rules != Rules::Tablut, "{rules}");
+            let analysis = with_network
+                .analyse(&game, &limits, 2, &AtomicBool::new(false), |_| {})
+                .expect("an analysis");
+            assert_eq!(analysis.lines.len(), 2);
+        }
+    }
+
     #[test]
     fn a_network_reads_back_what_it_wrote() {
         let network = network();
