@@ -199,6 +199,33 @@ fn depth_one_completes_past_max_time() {
     assert_eq!(report.depth, 1);
 }
 
+/// A search bound only by time thinks for at least nine tenths of it (it stops early only when the
+/// next iteration would not finish and less than a tenth is left). A lower bound: a loaded machine
+/// can only make it later, and the timing test bounds that.
+#[test]
+fn a_time_bound_search_uses_at_least_nine_tenths_of_its_time() {
+    let max_time = Duration::from_millis(300);
+    let mut games = vec![Game::new(Variant::standard(Rules::Copenhagen))];
+    games.extend(random_games(
+        Variant::standard(Rules::Copenhagen),
+        3,
+        20,
+        &mut Lcg(9),
+    ));
+    for game in games {
+        let limits = Limits {
+            max_time: Some(max_time),
+            ..Limits::default()
+        };
+        let started = Instant::now();
+        let report = search(&game, limits);
+        let elapsed = started.elapsed();
+        if report.score.win_in().is_none() && report.score.loss_in().is_none() {
+            assert!(elapsed * 10 >= max_time * 9, "{elapsed:?} of {max_time:?}");
+        }
+    }
+}
+
 #[test]
 fn levels_are_deterministic_per_seed() {
     let mut rng = Lcg(5);

@@ -1,9 +1,12 @@
 //! `tafl bench`: the search's fingerprint (total nodes) and its speed.
 
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
+use tafl::rules::Game;
 use tafl::search::bench::{BENCH_DEPTH, positions};
-use tafl::search::{Engine, EngineConfig, Level, Limits};
+use tafl::search::{Engine, EngineConfig, Level, Limits, Network};
 
 /// `tafl bench` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -14,12 +17,43 @@ pub struct BenchArgs {
     /// Transposition table size, MiB.
     #[arg(long, default_value_t = 16)]
     pub hash_mb: usize,
+    /// Then search the positions of this network's variant with the classic evaluation and with
+    /// the network, and print both nodes/s (measured in one run).
+    #[arg(long)]
+    pub net: Option<PathBuf>,
 }
 
-/// Searches every bench position, printing one line each, then the total nodes and nodes/s.
-pub fn run(args: &BenchArgs) {
+/// Searches every bench position, printing one line each, then the total nodes and nodes/s; with
+/// `--net`, the comparison.
+///
+/// # Errors
+/// The network file cannot be read.
+pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    let network = args.net.as_deref().map(super::load_network).transpose()?;
+    let games = positions();
+    let (nodes, nodes_per_second) = search_all(args, &games, None);
+    println!("{nodes} nodes {nodes_per_second:.0} nps");
+    if let Some(network) = network {
+        let variant = network.variant();
+        let own: Vec<Game> = games
+            .into_iter()
+            .filter(|game| game.position().variant() == variant)
+            .collect();
+        let (classic_nodes, classic) = search_all(args, &own, None);
+        let (network_nodes, with_network) = search_all(args, &own, Some(network));
+        println!(
+            "{variant}: classic {classic_nodes} nodes {classic:.0} nps; network {network_nodes} nodes {with_network:.0} nps ({:.2}x the classic nodes/s)",
+            with_network / classic.max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+/// Searches `games`, printing a line for each: the total nodes and nodes/s.
+fn search_all(args: &BenchArgs, games: &[Game], network: Option<Arc<Network>>) -> (u64, f64) {
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,
+        network,
         ..EngineConfig::default()
     });
     let limits = Limits {
@@ -28,7 +62,7 @@ pub fn run(args: &BenchArgs) {
     };
     let mut nodes = 0;
     let started = Instant::now();
-    for (index, game) in positions().iter().enumerate() {
+    for (index, game) in games.iter().enumerate() {
         let variant = game.position().variant();
         let Some(report) = engine.search(game, &limits, Level::STRONGEST, 0) else {
             println!(
@@ -52,6 +86,8 @@ pub fn run(args: &BenchArgs) {
             report.elapsed.as_millis()
         );
     }
-    let nodes_per_second = nodes as f64 / started.elapsed().as_secs_f64().max(1e-9);
-    println!("{nodes} nodes {nodes_per_second:.0} nps");
+    (
+        nodes,
+        nodes as f64 / started.elapsed().as_secs_f64().max(1e-9),
+    )
 }

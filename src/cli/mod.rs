@@ -3,11 +3,13 @@
 //! printing and file handling the library leaves to its callers.
 
 mod bench;
+mod datagen;
 mod otep;
 mod otn;
 mod perft;
 mod selfplay;
 mod serve;
+mod train;
 mod tune;
 
 use anyhow::Context;
@@ -43,6 +45,11 @@ enum Command {
     Tune(tune::TuneArgs),
     /// Play as OpenTafl's AI: the OpenTafl Engine Protocol on stdin and stdout (docs/otep.md).
     Otep(otep::OtepArgs),
+    /// Self-play training data for the evaluation network, appended to a file (resumable).
+    Datagen(datagen::DatagenArgs),
+    /// Train an evaluation network on `tafl datagen` data; prints the losses of every epoch and
+    /// writes the network file.
+    Train(train::TrainArgs),
 }
 
 impl Cli {
@@ -56,13 +63,20 @@ impl Cli {
         match command {
             Command::Serve(config) => serve::run(config),
             Command::Perft(args) => perft::run(&args),
-            Command::Bench(args) => {
-                bench::run(&args);
-                Ok(())
-            }
+            Command::Bench(args) => bench::run(&args).context("tafl bench"),
             Command::Match(args) => selfplay::run(&args).map(drop).context("tafl match"),
             Command::Tune(args) => tune::run(&args).context("tafl tune"),
             Command::Otep(args) => otep::run(&args).context("tafl otep"),
+            Command::Datagen(args) => datagen::run(&args).context("tafl datagen"),
+            Command::Train(args) => train::run(&args).context("tafl train"),
         }
     }
+}
+
+/// A network file, read and checked.
+fn load_network(path: &std::path::Path) -> anyhow::Result<std::sync::Arc<tafl::search::Network>> {
+    let bytes = std::fs::read(path).with_context(|| format!("network file {}", path.display()))?;
+    let network = tafl::search::Network::from_bytes(&bytes)
+        .with_context(|| format!("network file {}", path.display()))?;
+    Ok(std::sync::Arc::new(network))
 }

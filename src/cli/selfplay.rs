@@ -18,7 +18,8 @@ use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
 #[derive(clap::Args, Clone, Debug)]
 pub struct MatchArgs {
     /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,weights=FILE`
-    /// (evaluation weights as `tafl tune` prints them).
+    /// (evaluation weights as `tafl tune` prints them), `,net=FILE` (an evaluation network as
+    /// `tafl train` writes it) or `,eval=classic` (the hand-set evaluation, whatever the default).
     #[arg(long, default_value = "level=10")]
     pub a: PlayerSpec,
     /// Player B, as A.
@@ -65,8 +66,12 @@ pub fn board_size(text: &str) -> Result<BoardSize, String> {
 /// Why a match cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
-    #[error("player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE]")]
+    #[error(
+        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE][,net=FILE|,eval=classic]"
+    )]
     BadPlayer(String),
+    #[error("network file {path}: {reason}")]
+    BadNetwork { path: String, reason: String },
     #[error("weights file {path}: {reason}")]
     BadWeights { path: String, reason: String },
     #[error("cannot write the games to {path}: {reason}")]
@@ -79,6 +84,19 @@ pub struct PlayerSpec {
     pub player: Player,
     /// A file of evaluation weights; `None`: the built-in ones.
     pub weights: Option<PathBuf>,
+    pub evaluation: Evaluation,
+}
+
+/// Which evaluation a player uses.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Evaluation {
+    /// The engine's default.
+    #[default]
+    Default,
+    /// The hand-set terms.
+    Classic,
+    /// A network file.
+    Network(PathBuf),
 }
 
 impl std::str::FromStr for PlayerSpec {
@@ -93,6 +111,7 @@ impl std::str::FromStr for PlayerSpec {
                 movetime: None,
             },
             weights: None,
+            evaluation: Evaluation::Default,
         };
         let player = &mut spec.player;
         for part in text
@@ -104,6 +123,8 @@ impl std::str::FromStr for PlayerSpec {
             let value = value.trim();
             match key.trim() {
                 "weights" => spec.weights = Some(PathBuf::from(value)),
+                "net" => spec.evaluation = Evaluation::Network(PathBuf::from(value)),
+                "eval" if value == "classic" => spec.evaluation = Evaluation::Classic,
                 "level" => {
                     player.level = value.parse().ok().and_then(Level::new).ok_or_else(bad)?;
                 }
@@ -136,6 +157,11 @@ impl fmt::Display for PlayerSpec {
         }
         if let Some(weights) = &self.weights {
             write!(f, ",weights={}", weights.display())?;
+        }
+        match &self.evaluation {
+            Evaluation::Default => {}
+            Evaluation::Classic => write!(f, ",eval=classic")?,
+            Evaluation::Network(path) => write!(f, ",net={}", path.display())?,
         }
         Ok(())
     }
@@ -238,7 +264,23 @@ fn engine_for(spec: &PlayerSpec, hash_mb: usize) -> Result<Engine, MatchError> {
                 .map_err(|error: WeightsError| bad(error.to_string()))?
         }
     };
-    Ok(Engine::new(EngineConfig { hash_mb, weights }))
+    let network = match &spec.evaluation {
+        Evaluation::Default => EngineConfig::default().network,
+        Evaluation::Classic => None,
+        Evaluation::Network(path) => {
+            Some(
+                super::load_network(path).map_err(|error| MatchError::BadNetwork {
+                    path: path.display().to_string(),
+                    reason: format!("{error:#}"),
+                })?,
+            )
+        }
+    };
+    Ok(Engine::new(EngineConfig {
+        hash_mb,
+        weights,
+        network,
+    }))
 }
 
 fn print_summary(summary: &MatchSummary) {
@@ -275,6 +317,14 @@ mod tests {
     #[test]
     fn players_read_every_key_and_refuse_the_rest() {
         let spec = spec("level=7, depth=3,nodes=500,movetime=20,weights=w.txt");
+        assert_eq!(
+            self::spec("level=3,net=n.nnue").evaluation,
+            Evaluation::Network(PathBuf::from("n.nnue"))
+        );
+        assert_eq!(
+            self::spec("level=3,eval=classic").evaluation,
+            Evaluation::Classic
+        );
         assert_eq!(spec.player.level, Level::new(7).expect("level"));
         assert_eq!(spec.player.max_depth, Some(3));
         assert_eq!(spec.player.max_nodes, Some(500));
@@ -291,6 +341,7 @@ mod tests {
             "depth=x",
             "level=4294967297",
             "depth=-1",
+            "eval=fancy",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
         }

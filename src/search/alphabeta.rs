@@ -18,19 +18,23 @@
 
 use arrayvec::ArrayVec;
 
+use super::accumulator::Accumulator;
 use super::board::Board;
 use super::eval::evaluate_board;
 use super::limits::Clock;
+use super::network::Network;
 use super::ordering::{HISTORY_LEN, MovePicker, history_index};
 use super::params::*;
 use super::tt::{Bound, Entry, Table, splitmix};
 use super::weights::Weights;
 use crate::rules::{Move, PASS_HASH, Position, Rules, Side, Status};
 
-/// Scratch memory reused by one search at a time: the table and the history.
+/// Scratch memory reused by one search at a time: the table, the history and the network's
+/// accumulators by ply.
 pub(crate) struct Workspace {
     pub table: Table,
     history: Box<[i32]>,
+    accumulators: Vec<Accumulator>,
 }
 
 impl Workspace {
@@ -38,8 +42,17 @@ impl Workspace {
         Workspace {
             table: Table::new(hash_mb),
             history: vec![0; HISTORY_LEN].into_boxed_slice(),
+            accumulators: Vec::new(),
         }
     }
+}
+
+/// How leaves are scored.
+#[derive(Clone, Copy)]
+pub(crate) enum Evaluator<'a> {
+    Classic(&'a Weights),
+    /// The network (of the searched variant).
+    Network(&'a Network),
 }
 
 /// What the root loop found: the last completed iteration.
@@ -65,7 +78,9 @@ pub(crate) struct Searcher<'a> {
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     pv: Box<[PvLine]>,
     rules: Rules,
-    weights: &'a Weights,
+    evaluator: Evaluator<'a>,
+    /// The network's accumulator of the position at each ply of the path (unused when classic).
+    accumulators: &'a mut [Accumulator],
     noise: i32,
     seed: u64,
     /// Hashes of the game's positions since the last capture, before the root.
@@ -73,6 +88,8 @@ pub(crate) struct Searcher<'a> {
     /// Hashes of the positions on the search path, by ply.
     path: [u64; MAX_PLY + 2],
     aborted: bool,
+    /// The score of the best root move found so far in the running iteration.
+    root_score: i32,
     /// Root moves not to search: the lines a multi-PV analysis already has.
     pub excluded_root_moves: Vec<Move>,
 }
@@ -83,11 +100,16 @@ impl<'a> Searcher<'a> {
         clock: Clock<'a>,
         rules: Rules,
         game_hashes: Vec<u64>,
-        weights: &'a Weights,
+        evaluator: Evaluator<'a>,
         noise: i32,
         seed: u64,
     ) -> Searcher<'a> {
         workspace.table.new_search();
+        if matches!(evaluator, Evaluator::Network(_)) {
+            workspace
+                .accumulators
+                .resize(MAX_PLY + 2, Accumulator([0; super::network::HIDDEN]));
+        }
         workspace.history.iter_mut().for_each(|value| *value = 0);
         let pv = (0..=MAX_PLY)
             .map(|_| PvLine {
@@ -103,30 +125,42 @@ impl<'a> Searcher<'a> {
             killers: [[None; 2]; MAX_PLY + 1],
             pv,
             rules,
-            weights,
+            evaluator,
+            accumulators: &mut workspace.accumulators,
             noise,
             seed,
             game_hashes,
             path: [0; MAX_PLY + 2],
             aborted: false,
+            root_score: 0,
             excluded_root_moves: Vec::new(),
         }
     }
 
     /// Iterative deepening from `root`. `None` when not even depth 1 completed before the hard stop.
     pub fn iterate(&mut self, root: &Position) -> Option<Outcome> {
-        self.path[0] = root.hash();
+        self.set_root(root);
         let mut best: Option<Outcome> = None;
         let mut depth = 1;
         loop {
             let score = self.aspiration(root, depth, best.as_ref().map(|outcome| outcome.score));
-            if self.aborted {
-                break;
-            }
             let pv: Vec<Move> = self.pv[0].moves[..self.pv[0].len]
                 .iter()
                 .map_while(|mv| *mv)
                 .collect();
+            if self.aborted {
+                // Out of time mid-iteration: a root move searched in full at this depth that beat
+                // the rest so far is better informed than the last iteration's choice.
+                if self.clock.timed_out()
+                    && let Some(outcome) = best.as_mut()
+                    && let Some(&best_move) = pv.first()
+                {
+                    outcome.best_move = best_move;
+                    outcome.score = self.root_score;
+                    outcome.pv = pv;
+                }
+                break;
+            }
             let Some(&best_move) = pv.first() else { break };
             if depth == 1 && self.clock.past_deadline() {
                 // Too late for any answer: the caller's deadline has gone.
@@ -164,7 +198,7 @@ impl<'a> Searcher<'a> {
         depth: i32,
         previous: Option<i32>,
     ) -> Option<(i32, Vec<Move>)> {
-        self.path[0] = root.hash();
+        self.set_root(root);
         let score = self.aspiration(root, depth, previous);
         if self.aborted {
             return None;
@@ -174,6 +208,14 @@ impl<'a> Searcher<'a> {
             .map_while(|mv| *mv)
             .collect();
         Some((score, pv))
+    }
+
+    /// The root's hash on the path and its accumulator.
+    fn set_root(&mut self, root: &Position) {
+        self.path[0] = root.hash();
+        if let Evaluator::Network(network) = self.evaluator {
+            self.accumulators[0] = Accumulator::new(network, root);
+        }
     }
 
     fn aspiration(&mut self, root: &Position, depth: i32, previous: Option<i32>) -> i32 {
@@ -200,10 +242,16 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The static score of a leaf, with the level's noise.
+    /// The static score of a leaf at `ply`, with the level's noise.
     #[inline]
-    fn static_eval(&self, board: &Board, hash: u64) -> i32 {
-        let score = evaluate_board(board, self.weights);
+    fn static_eval(&self, position: &Position, board: &Board, ply: usize) -> i32 {
+        let hash = position.hash();
+        let score = match self.evaluator {
+            Evaluator::Classic(weights) => evaluate_board(board, weights),
+            Evaluator::Network(network) => self.accumulators[ply]
+                .evaluate(network, position)
+                .clamp(-EVAL_LIMIT, EVAL_LIMIT),
+        };
         if self.noise == 0 {
             return score;
         }
@@ -332,7 +380,7 @@ impl<'a> Searcher<'a> {
             && beta.abs() < WIN_BOUND
             && board.king_capture_square().is_none();
         if quiet_node {
-            let eval = self.static_eval(&board, hash);
+            let eval = self.static_eval(position, &board, ply);
             // Reverse futility: far above beta at low depth, assume a quiet move keeps it there.
             if depth <= RFP_MAX_DEPTH && eval - RFP_MARGIN * depth >= beta {
                 return eval;
@@ -341,7 +389,7 @@ impl<'a> Searcher<'a> {
             if depth >= NULL_MOVE_MIN_DEPTH && eval >= beta && self.null_allowed(ply) {
                 let reduction = NULL_MOVE_REDUCTION + depth / 4;
                 let passed = position.passed();
-                self.path[ply + 1] = passed.hash();
+                self.enter(ply, position, &passed);
                 let score = -self.node(&passed, depth - 1 - reduction, ply + 1, -beta, -beta + 1);
                 if self.aborted {
                     return 0;
@@ -424,7 +472,7 @@ impl<'a> Searcher<'a> {
 
             let mut child = *position;
             let captures = child.play_unchecked(mv);
-            self.path[ply + 1] = child.hash();
+            self.enter(ply, position, &child);
             let quiet = captures.is_empty() && order < ORDER_BLOCK_ROUTE;
 
             let score = if searched == 0 {
@@ -461,6 +509,9 @@ impl<'a> Searcher<'a> {
                 if score > alpha {
                     alpha = score;
                     self.update_pv(ply, mv);
+                    if ply == 0 {
+                        self.root_score = score;
+                    }
                 }
             }
             if alpha >= beta {
@@ -523,7 +574,16 @@ impl<'a> Searcher<'a> {
                 return self.block_line(position, board, ply, alpha, beta);
             }
         }
-        self.static_eval(board, position.hash())
+        self.static_eval(position, board, ply)
+    }
+
+    /// Steps from `position` at `ply` to `child`: its hash on the path, its accumulator.
+    #[inline]
+    fn enter(&mut self, ply: usize, position: &Position, child: &Position) {
+        self.path[ply + 1] = child.hash();
+        if let Evaluator::Network(network) = self.evaluator {
+            self.accumulators[ply + 1] = self.accumulators[ply].after(network, position, child);
+        }
     }
 
     /// The attackers must put a piece on the king's one open line; anything else loses.
@@ -544,7 +604,7 @@ impl<'a> Searcher<'a> {
             }
             let mut child = *position;
             child.play_unchecked(mv);
-            self.path[ply + 1] = child.hash();
+            self.enter(ply, position, &child);
             let score = -self.node(&child, 0, ply + 1, -beta, -alpha);
             if self.aborted {
                 return 0;

@@ -63,7 +63,7 @@ impl Engine {
             clock,
             root.variant().rules,
             game_hashes(game),
-            &self.config.weights,
+            self.evaluator(&root),
             0,
             0,
         );

@@ -3,7 +3,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::params::{CHECK_EVERY_NODES, MAX_PLY, START_ITERATION_PERMILLE};
+use super::params::{
+    CHECK_EVERY_NODES, ITERATION_GROWTH_MAX, ITERATION_GROWTH_MIN, MAX_PLY, UNUSED_TIME_PERMILLE,
+};
 
 /// Every bound given applies; the tightest wins.
 #[derive(Clone, Debug, Default)]
@@ -53,7 +55,12 @@ pub(crate) struct Clock<'a> {
     /// Depth 1 completed: from now on the soft end may stop the search.
     pub may_stop_soft: bool,
     stopped: bool,
+    /// The stop came from the clock (soft end or deadline), not the stop flag or a bound.
+    timed_out: bool,
     next_check: u64,
+    /// When the iteration now running started, and how long the one before it took.
+    iteration_started: Instant,
+    last_iteration: Duration,
 }
 
 impl<'a> Clock<'a> {
@@ -71,7 +78,10 @@ impl<'a> Clock<'a> {
             stop,
             may_stop_soft: false,
             stopped: false,
+            timed_out: false,
             next_check: CHECK_EVERY_NODES,
+            iteration_started: started,
+            last_iteration: Duration::ZERO,
         }
     }
 
@@ -92,15 +102,17 @@ impl<'a> Clock<'a> {
         }
         if nodes >= self.next_check {
             self.next_check = nodes + CHECK_EVERY_NODES;
-            self.stopped = self.past_time();
+            if self.stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+            } else {
+                self.timed_out = self.past_time();
+                self.stopped = self.timed_out;
+            }
         }
         self.stopped
     }
 
     fn past_time(&self) -> bool {
-        if self.stop.load(Ordering::Relaxed) {
-            return true;
-        }
         let now = Instant::now();
         if self.hard_end.is_some_and(|end| now >= end) {
             return true;
@@ -108,27 +120,69 @@ impl<'a> Clock<'a> {
         self.may_stop_soft && self.soft_end.is_some_and(|end| now >= end)
     }
 
+    /// The search was stopped by the clock: the unfinished iteration's best root move so far, searched
+    /// in full, may stand for it.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
     /// The hard deadline (or the stop flag) has come.
     pub fn past_deadline(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.hard_end.is_some_and(|end| Instant::now() >= end)
     }
 
-    /// Is another iteration worth starting after `depth` completed with `nodes` spent?
-    pub fn may_start_iteration(&self, depth: u32, nodes: u64) -> bool {
+    /// Is another iteration worth starting after `depth` completed with `nodes` spent? Called once at
+    /// the end of each iteration.
+    pub fn may_start_iteration(&mut self, depth: u32, nodes: u64) -> bool {
+        let now = Instant::now();
+        let iteration = now.saturating_duration_since(self.iteration_started);
+        let growth = if self.last_iteration.is_zero() {
+            (ITERATION_GROWTH_MIN + ITERATION_GROWTH_MAX) / 2.0
+        } else {
+            (iteration.as_secs_f64() / self.last_iteration.as_secs_f64())
+                .clamp(ITERATION_GROWTH_MIN, ITERATION_GROWTH_MAX)
+        };
+        self.iteration_started = now;
+        self.last_iteration = iteration;
         if depth >= self.max_depth || nodes >= self.max_nodes || self.stopped {
             return false;
         }
         if self.stop.load(Ordering::Relaxed) {
             return false;
         }
-        let now = Instant::now();
         if let Some(end) = self.soft_end {
             let budget = end.saturating_duration_since(self.started);
             let used = now.saturating_duration_since(self.started);
-            if used * 1000 >= budget * START_ITERATION_PERMILLE {
+            if !worth_starting(used, budget, iteration.mul_f64(growth)) {
                 return false;
             }
         }
         self.hard_end.is_none_or(|end| now < end)
+    }
+}
+
+/// With `used` of the soft `budget` gone and the next iteration predicted to take `next`: start it
+/// when it should finish in time, or when stopping now would leave more than
+/// [`UNUSED_TIME_PERMILLE`] of the budget unused (an unfinished iteration is not wasted: its best
+/// root move so far is played).
+pub(crate) fn worth_starting(used: Duration, budget: Duration, next: Duration) -> bool {
+    used + next <= budget || used * 1000 < budget * (1000 - UNUSED_TIME_PERMILLE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_iteration_starts_when_it_should_finish_or_too_much_time_is_left() {
+        let ms = Duration::from_millis;
+        // Fits: start.
+        assert!(worth_starting(ms(500), ms(1000), ms(400)));
+        // Does not fit, but stopping would waste more than a tenth: start and use what it finds.
+        assert!(worth_starting(ms(500), ms(1000), ms(900)));
+        // Does not fit, and nine tenths are used: stop.
+        assert!(!worth_starting(ms(920), ms(1000), ms(200)));
+        // Fits exactly at the end.
+        assert!(worth_starting(ms(920), ms(1000), ms(80)));
     }
 }

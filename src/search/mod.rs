@@ -16,19 +16,25 @@
 //!
 //! Files: `analysis.rs` (multi-line analysis, one report per depth),
 //! `threats.rs` (the tactical picture: wins, threats, captures), `term.rs`
-//! (what the evaluation counts), `eval.rs` (counting it), `params.rs` (every tunable number, the weights among them), `weights.rs`
-//! (reading and printing weights), `alphabeta.rs` (the search), `tt.rs` (the
-//! table, and how it is shared), `ordering.rs`, `limits.rs`, `levels.rs` (what
-//! each level does), `board.rs` (a mailbox copy for the evaluation), and for
-//! the tools around the engine `bench.rs` (the bench positions), `selfplay.rs`
-//! (one game between two settings) and `tune.rs` (Texel's fit).
+//! (what the classic evaluation counts), `eval.rs` (counting it), `params.rs`
+//! (every tunable number, the weights among them), `weights.rs` (reading and
+//! printing weights), `network.rs` (the evaluation network and its file
+//! format), `accumulator.rs` (its hidden layer, updated move by move),
+//! `alphabeta.rs` (the search), `tt.rs` (the table, and how it is shared),
+//! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
+//! (a mailbox copy for the evaluation), and for the tools around the engine
+//! `bench.rs` (the bench positions), `selfplay.rs` (one game between two
+//! settings), `tune.rs` (Texel's fit), `datagen.rs` (self-play training data)
+//! and `train.rs` (training a network).
 
+mod accumulator;
 mod alphabeta;
 mod analysis;
 mod board;
 mod eval;
 mod levels;
 mod limits;
+mod network;
 mod ordering;
 mod params;
 mod term;
@@ -37,24 +43,27 @@ mod tt;
 mod weights;
 
 pub mod bench;
+pub mod datagen;
 pub mod selfplay;
+pub mod train;
 pub mod tune;
 
 use std::fmt;
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use eval::evaluate;
 pub use levels::Level;
 pub use limits::Limits;
+pub use network::{Network, NetworkError, Provenance};
 pub use term::Term;
 pub use threats::{Threats, threats};
 pub use weights::{Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
-use alphabeta::{Searcher, Workspace};
+use alphabeta::{Evaluator, Searcher, Workspace};
 use limits::Clock;
 use params::{WIN, WIN_BOUND};
 
@@ -119,8 +128,11 @@ pub struct EngineConfig {
     /// Size of each search's transposition table, in MiB. A table is used by one search at a time,
     /// so memory is this times the most searches running at once.
     pub hash_mb: usize,
-    /// The evaluation's weights (default: the built-in ones).
+    /// The classic evaluation's weights (default: the built-in ones).
     pub weights: Weights,
+    /// The evaluation network, used for games of its variant (others get the classic evaluation).
+    /// Default: none.
+    pub network: Option<Arc<Network>>,
 }
 
 impl Default for EngineConfig {
@@ -128,6 +140,7 @@ impl Default for EngineConfig {
         EngineConfig {
             hash_mb: 64,
             weights: Weights::default(),
+            network: None,
         }
     }
 }
@@ -178,6 +191,7 @@ impl Engine {
         let settings = level.settings();
         let game_hashes = game_hashes(game);
 
+        let evaluator = self.evaluator(&root);
         let mut workspace = self.take_workspace();
         let clock = Clock::new(&limits, stop);
         let started = clock.started();
@@ -187,7 +201,7 @@ impl Engine {
                 clock,
                 root.variant().rules,
                 game_hashes,
-                &self.config.weights,
+                evaluator,
                 settings.noise,
                 seed,
             );
@@ -208,6 +222,14 @@ impl Engine {
             guard_against_blunder(&root, &self.config.weights, &mut report);
         }
         Some(report)
+    }
+
+    /// The network for the root's variant, if the engine has one; else the classic evaluation.
+    fn evaluator(&self, root: &Position) -> Evaluator<'_> {
+        match &self.config.network {
+            Some(network) if network.variant() == root.variant() => Evaluator::Network(network),
+            _ => Evaluator::Classic(&self.config.weights),
+        }
     }
 
     fn take_workspace(&self) -> Workspace {

@@ -84,9 +84,14 @@ pub const LMR_DEEP_MOVES: usize = 12;
 /// Reverse futility (static beta) pruning: margin per ply, up to this depth.
 pub const RFP_MARGIN: i32 = 150;
 pub const RFP_MAX_DEPTH: i32 = 3;
-/// Soft time: an iteration is not started once this share of max_time has
-/// gone (per mille); the next one would rarely finish.
-pub const START_ITERATION_PERMILLE: u32 = 450;
+/// Soft time: an iteration that is not expected to finish is still started
+/// while more than this share of max_time (per mille) is left, so that on
+/// average at least 90% of the time is used.
+pub const UNUSED_TIME_PERMILLE: u32 = 100;
+/// Bounds on how much longer the next iteration is expected to take than the
+/// last (the ratio of the last two, clamped).
+pub const ITERATION_GROWTH_MIN: f64 = 1.5;
+pub const ITERATION_GROWTH_MAX: f64 = 6.0;
 
 // ---------------------------------------------------------------- move ordering
 

@@ -83,6 +83,11 @@ pub struct Config {
     /// PEM CA certificates: clients must present a certificate signed by one (mutual TLS).
     #[arg(long, env = "TAFL_TLS_CLIENT_CA", requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
+
+    /// Evaluation network file (as `tafl train` writes it), used for games of its variant; unset:
+    /// the engine's default evaluation. A file that cannot be read stops the server at start.
+    #[arg(long, env = "TAFL_EVAL_NET")]
+    pub eval_net: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -106,6 +111,7 @@ impl Default for Config {
             tls_cert: None,
             tls_key: None,
             tls_client_ca: None,
+            eval_net: None,
         }
     }
 }

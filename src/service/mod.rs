@@ -71,6 +71,14 @@ pub enum ServeError {
     /// The transport failed (or refused the TLS certificate or key).
     #[error("transport: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The evaluation network file could not be read or was refused.
+    #[error("evaluation network {path}: {reason}")]
+    Network {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        reason: String,
+    },
     /// The serving task panicked or was cancelled.
     #[error("server task: {0}")]
     Task(#[from] tokio::task::JoinError),
@@ -128,7 +136,8 @@ impl Server {
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
             .build_v1alpha()?;
 
-        let state = Arc::new(State::new(config.clone()));
+        let network = eval_network(&config)?;
+        let state = Arc::new(State::new(config.clone(), network));
         let (stop, stopped) = oneshot::channel::<()>();
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let mut builder = tonic::transport::Server::builder();
@@ -204,5 +213,55 @@ impl Server {
             }
         }
         Ok(())
+    }
+}
+
+/// The evaluation network `config.eval_net` names, read and checked (`None` when it names none).
+///
+/// # Errors
+/// [`ServeError::Network`] when the file cannot be read or is not a network this build runs.
+fn eval_network(config: &Config) -> Result<Option<Arc<crate::search::Network>>, ServeError> {
+    let Some(path) = &config.eval_net else {
+        return Ok(None);
+    };
+    let refused = |reason: String| ServeError::Network {
+        path: path.clone(),
+        reason,
+    };
+    let bytes = std::fs::read(path).map_err(|error| refused(error.to_string()))?;
+    let network =
+        crate::search::Network::from_bytes(&bytes).map_err(|error| refused(error.to_string()))?;
+    Ok(Some(Arc::new(network)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_or_foreign_network_file_is_refused_naming_it() {
+        let missing = Config {
+            eval_net: Some("/nonexistent/net.nnue".into()),
+            ..Config::default()
+        };
+        let error = eval_network(&missing).expect_err("no such file");
+        assert!(
+            error.to_string().contains("/nonexistent/net.nnue"),
+            "{error}"
+        );
+        let path = std::env::temp_dir().join(format!("tafl-not-a-net-{}", std::process::id()));
+        std::fs::write(&path, b"not a network").expect("a temporary file");
+        let foreign = Config {
+            eval_net: Some(path.clone()),
+            ..Config::default()
+        };
+        let error = eval_network(&foreign).expect_err("not a network");
+        std::fs::remove_file(&path).expect("remove the temporary file");
+        assert!(error.to_string().contains("magic"), "{error}");
+        assert!(
+            eval_network(&Config::default())
+                .expect("no file named")
+                .is_none()
+        );
     }
 }

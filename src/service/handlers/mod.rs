@@ -51,11 +51,14 @@ impl std::fmt::Debug for State {
 }
 
 impl State {
-    /// The shared state a configuration describes.
-    pub fn new(config: Config) -> State {
+    /// The shared state a configuration describes, with the evaluation network read from
+    /// `config.eval_net` (`None`: the engine's default).
+    pub fn new(config: Config, network: Option<Arc<crate::search::Network>>) -> State {
+        let defaults = crate::search::EngineConfig::default();
         let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: config.hash_mb,
-            ..Default::default()
+            network: network.or(defaults.network),
+            ..defaults
         });
         let pool = SearchPool::new(config.max_concurrent_searches(), config.max_queued_searches);
         State {

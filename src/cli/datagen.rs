@@ -1,0 +1,108 @@
+//! `tafl datagen`: self-play training data for the evaluation network, appended to a file
+//! (the format: `tafl::search::datagen`). A file cut short resumes at the first game it lacks.
+
+use std::io::{Seek, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use tafl::rules::{BoardSize, Rules, Variant};
+use tafl::search::datagen::{self, DatagenConfig, GameData};
+
+use super::selfplay::board_size;
+
+#[derive(Debug, clap::Args)]
+pub struct DatagenArgs {
+    /// The data file: created, or resumed at the first game it lacks.
+    #[arg(long)]
+    out: PathBuf,
+    /// copenhagen, fetlar or tablut.
+    #[arg(long, default_value = "copenhagen")]
+    rules: Rules,
+    /// 9, 11 or 13; default: the rules' own board.
+    #[arg(long, value_parser = board_size)]
+    size: Option<BoardSize>,
+    /// Games the file should hold when done.
+    #[arg(long, default_value_t = 1000)]
+    games: u32,
+    /// Node budget of each move's search.
+    #[arg(long, default_value_t = 5000)]
+    nodes: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A game still going after this many plies counts as drawn.
+    #[arg(long, default_value_t = 300)]
+    max_plies: usize,
+    /// Real games (`moves,_,_,result` a line) whose openings start half the games; only for
+    /// Copenhagen 11x11. Empty: random openings only.
+    #[arg(long, default_value = "tests/data/copenhagen-games.csv")]
+    openings: String,
+    /// Transposition table per search, MiB.
+    #[arg(long, default_value_t = 4)]
+    hash_mb: usize,
+}
+
+pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
+    let size = args.size.unwrap_or(args.rules.default_size());
+    let variant = Variant::new(args.rules, size);
+    let openings = if args.openings.is_empty() || variant != Variant::standard(Rules::Copenhagen) {
+        Vec::new()
+    } else {
+        std::fs::read_to_string(&args.openings)
+            .with_context(|| format!("--openings {}", args.openings))?
+            .lines()
+            .filter_map(|line| line.split(',').next())
+            .map(|moves| moves.split_whitespace().map(str::to_string).collect())
+            .collect()
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&args.out)
+        .with_context(|| format!("--out {}", args.out.display()))?;
+    let existing = std::fs::read(&args.out)?;
+    let (end, first_game) =
+        datagen::whole_games(&existing).with_context(|| format!("--out {}", args.out.display()))?;
+    file.set_len(end as u64)?;
+    file.seek(std::io::SeekFrom::End(0))?;
+    if end == 0 {
+        file.write_all(&datagen::MAGIC)?;
+    }
+    let config = DatagenConfig {
+        variant,
+        nodes: args.nodes,
+        first_game,
+        games: args.games.saturating_sub(first_game),
+        threads: args.threads,
+        seed: args.seed,
+        max_plies: args.max_plies,
+        openings,
+        hash_mb: args.hash_mb,
+    };
+    println!(
+        "{variant}: games {first_game}..{} at {} nodes a move, seed {}",
+        args.games, args.nodes, args.seed
+    );
+    let started = Instant::now();
+    let mut positions = 0;
+    datagen::generate(&config, |data: GameData| {
+        file.write_all(&data.bytes)?;
+        file.flush()?;
+        positions += data.positions;
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "game {}: {} plies, {:?}, {} positions kept; {positions} in {seconds:.0} s ({:.1}/s)",
+            data.game,
+            data.plies,
+            data.status,
+            data.positions,
+            positions as f64 / seconds.max(1e-9)
+        );
+        anyhow::Ok(())
+    })
+}

@@ -1,0 +1,115 @@
+//! `tafl train`: trains an evaluation network on `tafl datagen` data, printing each epoch's losses
+//! and throughput, and writes the network file.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use tafl::rules::{BoardSize, Rules, Variant};
+use tafl::search::datagen::read_records;
+use tafl::search::train::{TrainConfig, train};
+
+use super::selfplay::board_size;
+
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Data files written by `tafl datagen` (repeat to join several).
+    #[arg(long, required = true)]
+    data: Vec<PathBuf>,
+    /// The network file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// copenhagen, fetlar or tablut: the variant whose positions are trained on.
+    #[arg(long, default_value = "copenhagen")]
+    rules: Rules,
+    /// 9, 11 or 13; default: the rules' own board.
+    #[arg(long, value_parser = board_size)]
+    size: Option<BoardSize>,
+    #[arg(long, default_value_t = 8)]
+    epochs: u32,
+    #[arg(long, default_value_t = 1024)]
+    batch_size: usize,
+    /// Adam's step size at the start (it decays to a tenth by the last epoch).
+    #[arg(long, default_value_t = 0.002)]
+    learning_rate: f32,
+    /// The game result's share of the target; the search score has the rest. 0 by default: where
+    /// one side wins most self-play games the result mostly teaches that side's name (docs/ai.md).
+    #[arg(long, default_value_t = 0.0)]
+    result_weight: f32,
+    /// Score (hundredths of an attacker) per unit of output: the logistic curve's scale.
+    #[arg(long, default_value_t = 400.0)]
+    scale: f32,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// One game in this many is held out for the validation loss.
+    #[arg(long, default_value_t = 10)]
+    held_out_every: u32,
+    /// Train on each position as it stands only, not in the board's eight orientations.
+    #[arg(long)]
+    no_symmetries: bool,
+    /// The network's generation (0: learnt from the classic evaluation's games).
+    #[arg(long, default_value_t = 0)]
+    generation: u32,
+    /// Where the data came from, in words, for the network's header.
+    #[arg(long, default_value = "")]
+    note: String,
+}
+
+pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
+    let size = args.size.unwrap_or(args.rules.default_size());
+    let variant = Variant::new(args.rules, size);
+    let mut records = Vec::new();
+    for path in &args.data {
+        let bytes = std::fs::read(path).with_context(|| format!("--data {}", path.display()))?;
+        records.extend(read_records(&bytes).with_context(|| format!("--data {}", path.display()))?);
+    }
+    let files: Vec<String> = args
+        .data
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect();
+    let provenance = format!(
+        "{}; data {} ({} records); {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
+        args.note,
+        files.join(" "),
+        records.len(),
+        args.epochs,
+        args.batch_size,
+        args.learning_rate,
+        args.result_weight,
+        args.scale,
+        args.seed,
+        !args.no_symmetries,
+        env!("CARGO_PKG_VERSION")
+    );
+    let config = TrainConfig {
+        variant,
+        epochs: args.epochs,
+        batch_size: args.batch_size,
+        learning_rate: args.learning_rate,
+        result_weight: args.result_weight,
+        scale: args.scale,
+        seed: args.seed,
+        held_out_every: args.held_out_every,
+        symmetries: !args.no_symmetries,
+        generation: args.generation,
+        provenance,
+    };
+    let started = Instant::now();
+    let summary = train(&records, &config, |epoch| {
+        println!(
+            "epoch {:>3}: train loss {:.6}, validation loss {:.6}, {:.0} positions/s",
+            epoch.epoch, epoch.train_loss, epoch.validation_loss, epoch.positions_per_second
+        );
+    })?;
+    println!(
+        "{} training and {} validation positions of {variant} in {:.0} s",
+        summary.train_positions,
+        summary.validation_positions,
+        started.elapsed().as_secs_f64()
+    );
+    std::fs::write(&args.out, summary.network.to_bytes())
+        .with_context(|| format!("--out {}", args.out.display()))?;
+    println!("wrote {}", args.out.display());
+    Ok(())
+}

@@ -1,0 +1,508 @@
+//! Self-play training data for the evaluation network (`tafl datagen`).
+//!
+//! Each game starts from a varied opening (a real game's first plies, or a few
+//! random plies from the start), then the engine plays both sides at a fixed
+//! node budget. Every position it searched is kept with the search's score,
+//! unless it is noisy: a forced result in sight, a win on the board for the
+//! side to move, an open corner line the attackers must block, or a best move
+//! that captures (the static evaluation should not have to guess tactics the
+//! search resolves). When the game ends its result is written into every
+//! record it kept.
+//!
+//! Game `k` depends only on the seed and `k` (its opening and every search
+//! are node-bound), and games are written in order of `k` whatever the
+//! threads, so a file is the same bytes for the same seed; and a file cut
+//! short (a killed run) resumes at the first game it lacks.
+//!
+//! # The file format
+//!
+//! [`MAGIC`] (8 bytes, the last one the version), then records of
+//! [`RECORD_BYTES`] bytes, integers little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..4 | game number, `u32` |
+//! | 4 | rules: 0 Copenhagen, 1 Fetlar, 2 Tablut |
+//! | 5 | board size: 9, 11 or 13 |
+//! | 6 | flags: bit 0 the defenders are to move, bit 1 the game's last record |
+//! | 7 | the game's result for the attackers, `i8`: 1 won, 0 drawn or unfinished, -1 lost |
+//! | 8..10 | the search's score, side to move's view, hundredths of an attacker, `i16` (clamped) |
+//! | 10..12 | ply of the game, `u16` |
+//! | 12..55 | the board: 2 bits a square (0 empty, 1 attacker, 2 defender, 3 king), square `rank × size + file`, four squares a byte from the low bits |
+//! | 55 | zero |
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+
+use super::board::Board;
+use super::params::WIN_BOUND;
+use super::tt::splitmix;
+use super::{Engine, EngineConfig, Level, Limits};
+use crate::rules::{BoardSize, Game, Move, Position, Rules, Side, Square, Status, Variant};
+
+/// The file's first bytes: a name and the format's version.
+pub const MAGIC: [u8; 8] = *b"TAFLPOS\x01";
+/// One kept position.
+pub const RECORD_BYTES: usize = 56;
+const BOARD_OFFSET: usize = 12;
+const FLAG_DEFENDERS_TO_MOVE: u8 = 1;
+const FLAG_LAST_OF_GAME: u8 = 2;
+/// Scores are clamped to this so that they fit an `i16`.
+const SCORE_LIMIT: i32 = 32_000;
+
+/// What a piece is, as the data and the network see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece {
+    Attacker,
+    Defender,
+    King,
+}
+
+impl Piece {
+    /// 0, 1, 2: the order of the network's input planes.
+    pub const fn index(self) -> usize {
+        match self {
+            Piece::Attacker => 0,
+            Piece::Defender => 1,
+            Piece::King => 2,
+        }
+    }
+
+    /// The piece on `square`, if any.
+    pub fn on(position: &Position, square: Square) -> Option<Piece> {
+        if position.king() == Some(square) {
+            Some(Piece::King)
+        } else if position.attackers().contains(square) {
+            Some(Piece::Attacker)
+        } else if position.defenders().contains(square) {
+            Some(Piece::Defender)
+        } else {
+            None
+        }
+    }
+}
+
+/// Every piece of `position` with its square.
+pub fn pieces(position: &Position) -> impl Iterator<Item = (Piece, Square)> + '_ {
+    let attackers = position.attackers().iter().map(|s| (Piece::Attacker, s));
+    let defenders = position.defenders().iter().map(|s| (Piece::Defender, s));
+    let king = position.king().map(|s| (Piece::King, s));
+    attackers.chain(defenders).chain(king)
+}
+
+/// One position of the data, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub game: u32,
+    pub variant: Variant,
+    pub side_to_move: Side,
+    pub last_of_game: bool,
+    /// The game's result for the attackers: 1, 0 or -1.
+    pub result: i8,
+    /// Side to move's view.
+    pub score: i16,
+    pub ply: u16,
+    /// Each piece with its square index `rank × size + file`.
+    pub pieces: Vec<(Piece, u16)>,
+}
+
+/// Why data cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DataError {
+    #[error("not a tafl data file (bad magic bytes)")]
+    BadMagic,
+    #[error("record {0}: unknown rules or board size")]
+    BadVariant(usize),
+}
+
+fn rules_code(rules: Rules) -> u8 {
+    match rules {
+        Rules::Copenhagen => 0,
+        Rules::Fetlar => 1,
+        Rules::Tablut => 2,
+    }
+}
+
+fn rules_of(code: u8) -> Option<Rules> {
+    [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut]
+        .get(code as usize)
+        .copied()
+}
+
+/// The square's index in a board of `size`: `rank × size + file`.
+pub fn square_index(square: Square, size: usize) -> usize {
+    square.rank() as usize * size + square.file() as usize
+}
+
+impl Record {
+    /// Encodes a position of `game` (result and last-record flag filled in later).
+    fn encode(game: u32, position: &Position, score: i32, ply: usize) -> [u8; RECORD_BYTES] {
+        let variant = position.variant();
+        let size = variant.size.get() as usize;
+        let mut bytes = [0u8; RECORD_BYTES];
+        bytes[0..4].copy_from_slice(&game.to_le_bytes());
+        bytes[4] = rules_code(variant.rules);
+        bytes[5] = variant.size.get();
+        if position.side_to_move() == Side::Defenders {
+            bytes[6] |= FLAG_DEFENDERS_TO_MOVE;
+        }
+        let score = score.clamp(-SCORE_LIMIT, SCORE_LIMIT) as i16;
+        bytes[8..10].copy_from_slice(&score.to_le_bytes());
+        bytes[10..12].copy_from_slice(&(ply.min(u16::MAX as usize) as u16).to_le_bytes());
+        for (piece, square) in pieces(position) {
+            let index = square_index(square, size);
+            bytes[BOARD_OFFSET + index / 4] |= (piece.index() as u8 + 1) << (2 * (index % 4));
+        }
+        bytes
+    }
+
+    /// Decodes one record; `number` names it in the error.
+    ///
+    /// # Errors
+    /// [`DataError::BadVariant`] for a rules code or size that is not one of ours.
+    pub fn decode(bytes: &[u8; RECORD_BYTES], number: usize) -> Result<Record, DataError> {
+        let rules = rules_of(bytes[4]).ok_or(DataError::BadVariant(number))?;
+        let size = BoardSize::new(u32::from(bytes[5])).ok_or(DataError::BadVariant(number))?;
+        let squares = size.get() as usize * size.get() as usize;
+        let pieces = (0..squares)
+            .filter_map(|index| {
+                let code = (bytes[BOARD_OFFSET + index / 4] >> (2 * (index % 4))) & 3;
+                let piece = [Piece::Attacker, Piece::Defender, Piece::King]
+                    .get(code.checked_sub(1)? as usize)?;
+                Some((*piece, index as u16))
+            })
+            .collect();
+        Ok(Record {
+            game: u32::from_le_bytes(bytes[0..4].try_into().expect("4 bytes")),
+            variant: Variant::new(rules, size),
+            side_to_move: if bytes[6] & FLAG_DEFENDERS_TO_MOVE != 0 {
+                Side::Defenders
+            } else {
+                Side::Attackers
+            },
+            last_of_game: bytes[6] & FLAG_LAST_OF_GAME != 0,
+            result: bytes[7] as i8,
+            score: i16::from_le_bytes([bytes[8], bytes[9]]),
+            ply: u16::from_le_bytes([bytes[10], bytes[11]]),
+            pieces,
+        })
+    }
+}
+
+/// The whole games of a data file's bytes: how many leading bytes hold them (magic included), and the
+/// number of the next game to play. An empty file holds none.
+///
+/// # Errors
+/// [`DataError::BadMagic`] when the bytes do not start as a data file.
+pub fn whole_games(bytes: &[u8]) -> Result<(usize, u32), DataError> {
+    if bytes.is_empty() {
+        return Ok((0, 0));
+    }
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        return Err(DataError::BadMagic);
+    }
+    let records = &bytes[MAGIC.len()..];
+    let whole = records.len() / RECORD_BYTES;
+    for index in (0..whole).rev() {
+        let record = &records[index * RECORD_BYTES..(index + 1) * RECORD_BYTES];
+        if record[6] & FLAG_LAST_OF_GAME != 0 {
+            let game = u32::from_le_bytes(record[0..4].try_into().expect("4 bytes"));
+            return Ok((MAGIC.len() + (index + 1) * RECORD_BYTES, game + 1));
+        }
+    }
+    Ok((MAGIC.len(), 0))
+}
+
+/// Every record of the whole games in `bytes` (a data file's contents).
+///
+/// # Errors
+/// [`DataError`] when the bytes are not a data file or a record names no variant of ours.
+pub fn read_records(bytes: &[u8]) -> Result<Vec<Record>, DataError> {
+    let (end, _) = whole_games(bytes)?;
+    let body = &bytes[MAGIC.len().min(end)..end];
+    body.chunks_exact(RECORD_BYTES)
+        .enumerate()
+        .map(|(number, chunk)| Record::decode(chunk.try_into().expect("a whole record"), number))
+        .collect()
+}
+
+/// How to generate.
+#[derive(Clone, Debug)]
+pub struct DatagenConfig {
+    pub variant: Variant,
+    /// Node budget of each move's search.
+    pub nodes: u64,
+    /// Games `first_game .. first_game + games` are played.
+    pub first_game: u32,
+    pub games: u32,
+    pub threads: usize,
+    pub seed: u64,
+    /// A game still going after this many plies counts as drawn.
+    pub max_plies: usize,
+    /// Openings to start from half the time: move texts of real games (played as far as they stay
+    /// legal and the game goes on). Empty: random plies only.
+    pub openings: Vec<Vec<String>>,
+    /// Transposition table per search, MiB.
+    pub hash_mb: usize,
+}
+
+/// What one game gave.
+#[derive(Clone, Debug)]
+pub struct GameData {
+    pub game: u32,
+    /// Its records, encoded.
+    pub bytes: Vec<u8>,
+    pub positions: usize,
+    pub plies: usize,
+    pub status: Status,
+}
+
+/// Plays the configured games on `threads` threads and hands each one to `sink` in order of its
+/// number (so the output is the same for any thread count). The sink writes; returning an error
+/// stops the run after the games in flight.
+///
+/// # Errors
+/// The first error `sink` returned.
+pub fn generate<E>(
+    config: &DatagenConfig,
+    mut sink: impl FnMut(GameData) -> Result<(), E>,
+) -> Result<(), E> {
+    let engine = Engine::new(EngineConfig {
+        hash_mb: config.hash_mb,
+        ..EngineConfig::default()
+    });
+    let next = AtomicU32::new(config.first_game);
+    let end = config.first_game.saturating_add(config.games);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (sender, receiver) = mpsc::channel::<GameData>();
+    std::thread::scope(|scope| {
+        for _ in 0..config.threads.max(1) {
+            let sender = sender.clone();
+            let (engine, next, stop) = (&engine, &next, &stop);
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let game = next.fetch_add(1, Ordering::Relaxed);
+                    if game >= end || sender.send(play_game(engine, config, game)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut pending = BTreeMap::new();
+        let mut expected = config.first_game;
+        let mut outcome = Ok(());
+        for data in receiver {
+            pending.insert(data.game, data);
+            while outcome.is_ok()
+                && let Some(data) = pending.remove(&expected)
+            {
+                outcome = sink(data);
+                expected += 1;
+            }
+            if outcome.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        outcome
+    })
+}
+
+/// The opening of game `game`: a real game's first 2-12 plies (half the time, when there are
+/// openings) or 2-8 random plies from the start, never ending the game.
+fn opening(config: &DatagenConfig, game: u32) -> Game {
+    let mut state = splitmix(config.seed ^ splitmix(u64::from(game)));
+    let mut random = |n: usize| {
+        state = splitmix(state);
+        (state % n.max(1) as u64) as usize
+    };
+    let mut current = Game::new(config.variant);
+    if !config.openings.is_empty() && random(2) == 0 {
+        let moves = &config.openings[random(config.openings.len())];
+        let plies = 2 + random(11);
+        for text in moves.iter().take(plies) {
+            let mut trial = current.clone();
+            if trial.play(text).is_err() || trial.status().is_over() {
+                break;
+            }
+            current = trial;
+        }
+        return current;
+    }
+    for _ in 0..2 + random(7) {
+        let mut moves = current.position().legal_moves();
+        moves.sort();
+        let mut trial = current.clone();
+        let mv = moves[random(moves.len())];
+        if trial.play_move(mv).is_ok() && !trial.status().is_over() {
+            current = trial;
+        }
+    }
+    current
+}
+
+/// Is this position one the evaluation should learn from?
+fn quiet(position: &Position, score: i32, best: Move) -> bool {
+    if score.abs() >= WIN_BOUND {
+        return false;
+    }
+    let board = Board::new(position);
+    let king_line_open = board
+        .king
+        .is_some_and(|king| board.open_corner_lines(king) != 0);
+    if king_line_open || board.side_to_move_wins_now() {
+        return false;
+    }
+    let mut child = *position;
+    child.play_unchecked(best).is_empty()
+}
+
+/// Plays game `game` to its end or the ply cap.
+fn play_game(engine: &Engine, config: &DatagenConfig, game: u32) -> GameData {
+    let mut current = opening(config, game);
+    let start_ply = current.ply();
+    let limits = Limits {
+        max_nodes: Some(config.nodes),
+        ..Limits::default()
+    };
+    let mut records: Vec<[u8; RECORD_BYTES]> = Vec::new();
+    while !current.status().is_over() && current.ply() < config.max_plies {
+        let Some(report) = engine.search(&current, &limits, Level::STRONGEST, 0) else {
+            break;
+        };
+        let position = *current.position();
+        if quiet(&position, report.score.as_i32(), report.best_move) {
+            records.push(Record::encode(
+                game,
+                &position,
+                report.score.as_i32(),
+                current.ply(),
+            ));
+        }
+        if current.play_move(report.best_move).is_err() {
+            break;
+        }
+    }
+    let status = current.status();
+    let result: i8 = match status {
+        Status::Won {
+            winner: Side::Attackers,
+            ..
+        } => 1,
+        Status::Won { .. } => -1,
+        _ => 0,
+    };
+    let count = records.len();
+    let mut bytes = Vec::with_capacity(count * RECORD_BYTES);
+    for (index, mut record) in records.into_iter().enumerate() {
+        record[7] = result as u8;
+        if index + 1 == count {
+            record[6] |= FLAG_LAST_OF_GAME;
+        }
+        bytes.extend_from_slice(&record);
+    }
+    GameData {
+        game,
+        bytes,
+        positions: count,
+        plies: current.ply() - start_ply,
+        status,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(threads: usize) -> DatagenConfig {
+        DatagenConfig {
+            variant: Variant::standard(Rules::Tablut),
+            nodes: 300,
+            first_game: 0,
+            games: 4,
+            threads,
+            seed: 7,
+            max_plies: 60,
+            openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
+            hash_mb: 1,
+        }
+    }
+
+    fn run(config: &DatagenConfig) -> Vec<u8> {
+        let mut bytes = MAGIC.to_vec();
+        generate(config, |data| {
+            bytes.extend_from_slice(&data.bytes);
+            Ok::<(), ()>(())
+        })
+        .expect("no sink error");
+        bytes
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_bytes_on_any_thread_count() {
+        let one = run(&config(1));
+        assert!(one.len() > MAGIC.len() + 10 * RECORD_BYTES);
+        assert_eq!(one, run(&config(2)));
+        let other = run(&DatagenConfig {
+            seed: 8,
+            ..config(1)
+        });
+        assert_ne!(one, other);
+    }
+
+    #[test]
+    fn a_run_cut_short_resumes_where_it_stopped() {
+        let whole = run(&config(1));
+        let records = read_records(&whole).expect("our own data");
+        let (end, next) = whole_games(&whole).expect("our own data");
+        assert_eq!(end, whole.len());
+        assert_eq!(next, records.last().expect("records").game + 1);
+        // Cut inside the last game's records: resume from that game.
+        let last_game = records.last().expect("records").game;
+        let cut = whole.len() - RECORD_BYTES - 3;
+        let (end, next) = whole_games(&whole[..cut]).expect("our own data");
+        assert!(next <= last_game);
+        let mut resumed = whole[..end].to_vec();
+        resumed.extend_from_slice(
+            &run(&DatagenConfig {
+                first_game: next,
+                games: 4 - next,
+                ..config(1)
+            })[MAGIC.len()..],
+        );
+        assert_eq!(resumed, whole);
+    }
+
+    #[test]
+    fn records_decode_to_the_positions_played() {
+        let variant = Variant::standard(Rules::Copenhagen);
+        let mut game = Game::new(variant);
+        game.play("d1-d3").expect("legal");
+        let position = *game.position();
+        let bytes = Record::encode(3, &position, -45_000, 1);
+        let record = Record::decode(&bytes, 0).expect("our own record");
+        assert_eq!(record.game, 3);
+        assert_eq!(record.variant, variant);
+        assert_eq!(record.side_to_move, Side::Defenders);
+        assert_eq!(record.score, -SCORE_LIMIT as i16);
+        let mut expected: Vec<(Piece, u16)> = pieces(&position)
+            .map(|(piece, square)| (piece, square_index(square, 11) as u16))
+            .collect();
+        let mut got = record.pieces.clone();
+        expected.sort_by_key(|&(piece, square)| (square, piece.index()));
+        got.sort_by_key(|&(piece, square)| (square, piece.index()));
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn foreign_bytes_are_refused() {
+        assert_eq!(whole_games(b"NOTDATA!xx"), Err(DataError::BadMagic));
+        let mut bytes = MAGIC.to_vec();
+        let mut record = [0u8; RECORD_BYTES];
+        record[5] = 12;
+        record[6] = FLAG_LAST_OF_GAME;
+        bytes.extend_from_slice(&record);
+        assert_eq!(read_records(&bytes), Err(DataError::BadVariant(0)));
+    }
+}

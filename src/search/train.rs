@@ -1,0 +1,582 @@
+//! Training the evaluation network on self-play data (`tafl train`).
+//!
+//! A small hand-written trainer: the float network mirrors the quantised one
+//! (`network.rs`), gradients are computed by hand, and Adam steps once per
+//! mini-batch. The target blends two signals, both from the side to move's
+//! view: the search's score through a logistic curve, `sigmoid(score /
+//! scale)`, and the game's result (1, ½, 0); the loss is the squared error
+//! between that and `sigmoid(output)`, so the output times `scale` is a
+//! score in the search's units. Whole games are held out (game number modulo
+//! `held_out_every`), since positions of one game are near copies of each
+//! other. Everything depends only on the data and the seed: one thread, a
+//! seeded initialisation and a seeded shuffle.
+
+use std::time::Instant;
+
+use super::datagen::{Record, pieces};
+use super::network::{
+    HIDDEN, Network, Provenance, WEIGHT_CLIP, input_count, input_index, side_index,
+};
+use super::tt::splitmix;
+use crate::rules::{Position, Side, Square, Variant};
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    pub variant: Variant,
+    pub epochs: u32,
+    pub batch_size: usize,
+    /// Adam's step size at the start; it decays to a tenth by the last epoch.
+    pub learning_rate: f32,
+    /// The game result's share of the target (the search score has the rest).
+    pub result_weight: f32,
+    /// Score (hundredths of an attacker) per unit of output: the logistic curve's scale.
+    pub scale: f32,
+    pub seed: u64,
+    /// Games whose number is `held_out_every - 1` modulo this are held out.
+    pub held_out_every: u32,
+    /// Train on each position in the board's eight orientations.
+    pub symmetries: bool,
+    pub generation: u32,
+    /// Stored in the network's header: where the data came from.
+    pub provenance: String,
+}
+
+/// One epoch's figures.
+#[derive(Clone, Debug)]
+pub struct EpochReport {
+    /// 0: before the first step.
+    pub epoch: u32,
+    pub train_loss: f64,
+    pub validation_loss: f64,
+    /// Training positions per second of this epoch (0 for epoch 0).
+    pub positions_per_second: f64,
+}
+
+/// What a training run gives.
+#[derive(Clone, Debug)]
+pub struct TrainSummary {
+    pub network: Network,
+    pub train_positions: usize,
+    pub validation_positions: usize,
+    pub epochs: Vec<EpochReport>,
+}
+
+/// Why training cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TrainError {
+    #[error("no training positions of the variant")]
+    NoTrainingData,
+    #[error("no held-out positions: too few games for one in {0} to be held out")]
+    NoValidationData(u32),
+}
+
+/// The network in floats, as training sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNetwork {
+    variant: Variant,
+    /// `inputs × HIDDEN`.
+    input_weights: Vec<f32>,
+    hidden_bias: [f32; HIDDEN],
+    output_weights: [[f32; HIDDEN]; 2],
+    output_bias: [f32; 2],
+}
+
+/// Samples laid out flat: the inputs of sample `i` are `inputs[offsets[i]..offsets[i + 1]]`.
+#[derive(Default)]
+struct Samples {
+    inputs: Vec<u16>,
+    offsets: Vec<usize>,
+    sides: Vec<u8>,
+    targets: Vec<f32>,
+}
+
+impl Samples {
+    fn push(&mut self, inputs: impl Iterator<Item = usize>, side: Side, target: f32) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.inputs.extend(inputs.map(|input| input as u16));
+        self.offsets.push(self.inputs.len());
+        self.sides.push(side_index(side) as u8);
+        self.targets.push(target);
+    }
+
+    fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    fn inputs(&self, index: usize) -> &[u16] {
+        &self.inputs[self.offsets[index]..self.offsets[index + 1]]
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// A seeded stream of numbers in `[-1, 1)`.
+struct Random(u64);
+
+impl Random {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = splitmix(self.0);
+        self.0
+    }
+
+    fn symmetric(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+}
+
+impl FloatNetwork {
+    /// Small random weights from a seed.
+    pub fn random(variant: Variant, seed: u64) -> FloatNetwork {
+        let mut random = Random(seed);
+        let inputs = input_count(variant);
+        FloatNetwork {
+            variant,
+            input_weights: (0..inputs * HIDDEN)
+                .map(|_| 0.1 * random.symmetric())
+                .collect(),
+            hidden_bias: std::array::from_fn(|_| 0.25 + 0.25 * random.symmetric()),
+            output_weights: std::array::from_fn(|_| {
+                std::array::from_fn(|_| 0.1 * random.symmetric())
+            }),
+            output_bias: [0.0; 2],
+        }
+    }
+
+    /// The hidden layer before activation.
+    fn accumulate(&self, inputs: impl Iterator<Item = usize>, out: &mut [f32; HIDDEN]) {
+        *out = self.hidden_bias;
+        for input in inputs {
+            let row = &self.input_weights[input * HIDDEN..(input + 1) * HIDDEN];
+            for (value, weight) in out.iter_mut().zip(row) {
+                *value += weight;
+            }
+        }
+    }
+
+    fn output(&self, accumulator: &[f32; HIDDEN], side: usize) -> f32 {
+        let dot: f32 = accumulator
+            .iter()
+            .zip(&self.output_weights[side])
+            .map(|(value, weight)| value.clamp(0.0, 1.0) * weight)
+            .sum();
+        dot + self.output_bias[side]
+    }
+
+    /// The output for `position` (times the scale: a score), side to move's view: the float
+    /// reference the quantised network is checked against.
+    pub fn evaluate(&self, position: &Position) -> f32 {
+        let size = position.variant().size.get() as usize;
+        let mut accumulator = [0.0; HIDDEN];
+        let inputs = pieces(position).map(|(piece, square)| input_index(piece, square, size));
+        self.accumulate(inputs, &mut accumulator);
+        self.output(&accumulator, side_index(position.side_to_move()))
+    }
+
+    /// The quantised network.
+    pub fn quantise(&self, scale: f32, provenance: Provenance) -> Network {
+        Network::quantise(
+            self.variant,
+            scale.round() as i32,
+            provenance,
+            &self.input_weights,
+            &self.hidden_bias,
+            &self.output_weights,
+            &self.output_bias,
+        )
+    }
+}
+
+/// The parameters in one flat list, for the optimiser.
+fn parameters(network: &mut FloatNetwork) -> [&mut [f32]; 4] {
+    [
+        &mut network.input_weights,
+        &mut network.hidden_bias,
+        network.output_weights.as_flattened_mut(),
+        &mut network.output_bias,
+    ]
+}
+
+/// Adam's moments, one per parameter, in the order of [`parameters`].
+struct Adam {
+    first: [Vec<f32>; 4],
+    second: [Vec<f32>; 4],
+    steps: i32,
+}
+
+impl Adam {
+    const BETA1: f32 = 0.9;
+    const BETA2: f32 = 0.999;
+    const EPSILON: f32 = 1e-8;
+
+    fn new(network: &mut FloatNetwork) -> Adam {
+        let zeros = |slice: &&mut [f32]| vec![0.0; slice.len()];
+        let parameters = parameters(network);
+        Adam {
+            first: std::array::from_fn(|i| zeros(&parameters[i])),
+            second: std::array::from_fn(|i| zeros(&parameters[i])),
+            steps: 0,
+        }
+    }
+
+    /// One step against `gradient` (shaped as the network); weights stay within the clip, so the
+    /// quantised ones stay within the loader's bounds.
+    fn step(&mut self, network: &mut FloatNetwork, gradient: &mut FloatNetwork, rate: f32) {
+        self.steps += 1;
+        let correction1 = 1.0 - Self::BETA1.powi(self.steps);
+        let correction2 = 1.0 - Self::BETA2.powi(self.steps);
+        let gradients = parameters(gradient);
+        for (index, (values, gradients)) in
+            parameters(network).into_iter().zip(gradients).enumerate()
+        {
+            let clip = if index == 3 { f32::MAX } else { WEIGHT_CLIP };
+            let (first, second) = (&mut self.first[index], &mut self.second[index]);
+            for (((value, gradient), m), v) in values
+                .iter_mut()
+                .zip(gradients.iter_mut())
+                .zip(first.iter_mut())
+                .zip(second.iter_mut())
+            {
+                *m = Self::BETA1 * *m + (1.0 - Self::BETA1) * *gradient;
+                *v = Self::BETA2 * *v + (1.0 - Self::BETA2) * *gradient * *gradient;
+                let update =
+                    rate * (*m / correction1) / ((*v / correction2).sqrt() + Self::EPSILON);
+                *value = (*value - update).clamp(-clip, clip);
+                *gradient = 0.0;
+            }
+        }
+    }
+}
+
+/// The target of a record: search score and game result blended, side to move's view.
+fn target(record: &Record, config: &TrainConfig) -> f32 {
+    let attackers_result = (f32::from(record.result) + 1.0) / 2.0;
+    let result = match record.side_to_move {
+        Side::Attackers => attackers_result,
+        Side::Defenders => 1.0 - attackers_result,
+    };
+    let score = sigmoid(f32::from(record.score) / config.scale);
+    config.result_weight * result + (1.0 - config.result_weight) * score
+}
+
+/// The eight symmetries of the square board (every variant's layout, throne and corners have them
+/// all): `symmetry` bit 0 mirrors the files, bit 1 the ranks, bit 2 swaps files and ranks.
+fn transformed(file: usize, rank: usize, size: usize, symmetry: u8) -> (usize, usize) {
+    let (file, rank) = if symmetry & 4 != 0 {
+        (rank, file)
+    } else {
+        (file, rank)
+    };
+    let file = if symmetry & 1 != 0 {
+        size - 1 - file
+    } else {
+        file
+    };
+    let rank = if symmetry & 2 != 0 {
+        size - 1 - rank
+    } else {
+        rank
+    };
+    (file, rank)
+}
+
+/// The inputs of a record seen through one of the board's symmetries (0: as it stands).
+fn record_inputs(record: &Record, symmetry: u8) -> impl Iterator<Item = usize> + '_ {
+    let size = record.variant.size.get() as usize;
+    record.pieces.iter().map(move |&(piece, square)| {
+        let (file, rank) = transformed(
+            square as usize % size,
+            square as usize / size,
+            size,
+            symmetry,
+        );
+        let square = Square::new(file as u8, rank as u8).expect("a square of the board");
+        input_index(piece, square, size)
+    })
+}
+
+/// Mean squared error of `network` over `samples`; with `gradient`, adds the mean's gradient into it.
+fn pass(
+    network: &FloatNetwork,
+    samples: &Samples,
+    order: &[u32],
+    mut gradient: Option<&mut FloatNetwork>,
+) -> f64 {
+    let mut accumulator = [0.0f32; HIDDEN];
+    let mut loss = 0.0f64;
+    let n = order.len().max(1) as f32;
+    for &index in order {
+        let index = index as usize;
+        let inputs = samples.inputs(index);
+        let side = samples.sides[index] as usize;
+        network.accumulate(inputs.iter().map(|&input| input as usize), &mut accumulator);
+        let prediction = sigmoid(network.output(&accumulator, side));
+        let error = prediction - samples.targets[index];
+        loss += f64::from(error * error);
+        let Some(gradient) = gradient.as_deref_mut() else {
+            continue;
+        };
+        let slope = 2.0 * error * prediction * (1.0 - prediction) / n;
+        gradient.output_bias[side] += slope;
+        let output_weights = &network.output_weights[side];
+        let mut hidden_gradient = [0.0f32; HIDDEN];
+        for i in 0..HIDDEN {
+            let value = accumulator[i];
+            gradient.output_weights[side][i] += slope * value.clamp(0.0, 1.0);
+            hidden_gradient[i] = if value > 0.0 && value < 1.0 {
+                slope * output_weights[i]
+            } else {
+                0.0
+            };
+        }
+        for (bias, hidden) in gradient.hidden_bias.iter_mut().zip(&hidden_gradient) {
+            *bias += hidden;
+        }
+        for &input in inputs {
+            let row =
+                &mut gradient.input_weights[input as usize * HIDDEN..(input as usize + 1) * HIDDEN];
+            for (weight, hidden) in row.iter_mut().zip(&hidden_gradient) {
+                *weight += hidden;
+            }
+        }
+    }
+    loss / f64::from(n)
+}
+
+/// Trains a network on the records of `config.variant`, reporting each epoch (and epoch 0, before
+/// training) to `report`.
+///
+/// # Errors
+/// [`TrainError`] when there is nothing to train on or to validate with.
+pub fn train(
+    records: &[Record],
+    config: &TrainConfig,
+    mut report: impl FnMut(&EpochReport),
+) -> Result<TrainSummary, TrainError> {
+    let mut training = Samples::default();
+    let mut validation = Samples::default();
+    for record in records
+        .iter()
+        .filter(|record| record.variant == config.variant)
+    {
+        let held_out = config.held_out_every > 0
+            && record.game % config.held_out_every == config.held_out_every - 1;
+        // Training positions are seen in all eight orientations: eight times the data for free.
+        let (samples, symmetries) = if held_out {
+            (&mut validation, 0..1)
+        } else if config.symmetries {
+            (&mut training, 0..8)
+        } else {
+            (&mut training, 0..1)
+        };
+        for symmetry in symmetries {
+            samples.push(
+                record_inputs(record, symmetry),
+                record.side_to_move,
+                target(record, config),
+            );
+        }
+    }
+    if training.len() == 0 {
+        return Err(TrainError::NoTrainingData);
+    }
+    if validation.len() == 0 {
+        return Err(TrainError::NoValidationData(config.held_out_every));
+    }
+    let mut random = Random(config.seed);
+    let mut network = FloatNetwork::random(config.variant, random.next_u64());
+    let mut gradient = FloatNetwork {
+        input_weights: vec![0.0; network.input_weights.len()],
+        hidden_bias: [0.0; HIDDEN],
+        output_weights: [[0.0; HIDDEN]; 2],
+        output_bias: [0.0; 2],
+        variant: config.variant,
+    };
+    let mut adam = Adam::new(&mut network);
+    let mut order: Vec<u32> = (0..training.len() as u32).collect();
+    let validation_order: Vec<u32> = (0..validation.len() as u32).collect();
+    let mut epochs = vec![EpochReport {
+        epoch: 0,
+        train_loss: pass(&network, &training, &order, None),
+        validation_loss: pass(&network, &validation, &validation_order, None),
+        positions_per_second: 0.0,
+    }];
+    report(&epochs[0]);
+    for epoch in 1..=config.epochs {
+        let started = Instant::now();
+        // Fisher-Yates with the seeded stream.
+        for i in (1..order.len()).rev() {
+            order.swap(i, (random.next_u64() % (i as u64 + 1)) as usize);
+        }
+        let progress = (epoch - 1) as f32 / config.epochs.max(1) as f32;
+        let rate = config.learning_rate * 0.1f32.powf(progress);
+        let mut train_loss = 0.0;
+        for batch in order.chunks(config.batch_size.max(1)) {
+            train_loss +=
+                pass(&network, &training, batch, Some(&mut gradient)) * batch.len() as f64;
+            adam.step(&mut network, &mut gradient, rate);
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let epoch_report = EpochReport {
+            epoch,
+            train_loss: train_loss / order.len() as f64,
+            validation_loss: pass(&network, &validation, &validation_order, None),
+            positions_per_second: order.len() as f64 / seconds.max(1e-9),
+        };
+        report(&epoch_report);
+        epochs.push(epoch_report);
+    }
+    let validation_loss = epochs.last().map_or(0.0, |last| last.validation_loss) as f32;
+    let network = network.quantise(
+        config.scale,
+        Provenance {
+            generation: config.generation,
+            validation_loss,
+            text: config.provenance.clone(),
+        },
+    );
+    Ok(TrainSummary {
+        network,
+        train_positions: training.len(),
+        validation_positions: validation.len(),
+        epochs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+    use crate::search::datagen::{DatagenConfig, MAGIC, generate, read_records};
+
+    fn records() -> Vec<Record> {
+        let config = DatagenConfig {
+            variant: Variant::standard(Rules::Tablut),
+            nodes: 200,
+            first_game: 0,
+            games: 6,
+            threads: 2,
+            seed: 1,
+            max_plies: 80,
+            openings: Vec::new(),
+            hash_mb: 1,
+        };
+        let mut bytes = MAGIC.to_vec();
+        generate(&config, |data| {
+            bytes.extend_from_slice(&data.bytes);
+            Ok::<(), ()>(())
+        })
+        .expect("no sink error");
+        read_records(&bytes).expect("our own data")
+    }
+
+    fn config() -> TrainConfig {
+        TrainConfig {
+            variant: Variant::standard(Rules::Tablut),
+            epochs: 4,
+            batch_size: 32,
+            learning_rate: 0.003,
+            result_weight: 0.3,
+            scale: 400.0,
+            seed: 5,
+            held_out_every: 3,
+            symmetries: true,
+            generation: 0,
+            provenance: "test".into(),
+        }
+    }
+
+    #[test]
+    fn a_tiny_training_run_lowers_the_loss_and_repeats_per_seed() {
+        let records = records();
+        let mut printed = 0;
+        let summary = train(&records, &config(), |_| printed += 1).expect("data of the variant");
+        assert_eq!(printed, 5);
+        let first = &summary.epochs[0];
+        let last = summary.epochs.last().expect("epochs");
+        assert!(
+            last.train_loss < 0.7 * first.train_loss,
+            "{first:?} -> {last:?}"
+        );
+        assert!(
+            last.validation_loss < first.validation_loss,
+            "{first:?} -> {last:?}"
+        );
+        let again = train(&records, &config(), |_| {}).expect("data of the variant");
+        assert_eq!(again.network.to_bytes(), summary.network.to_bytes());
+        let other = train(
+            &records,
+            &TrainConfig {
+                seed: 6,
+                ..config()
+            },
+            |_| {},
+        )
+        .expect("data");
+        assert_ne!(other.network.to_bytes(), summary.network.to_bytes());
+    }
+
+    /// Each symmetry maps the board onto itself, and every standard start (each has all eight) onto
+    /// itself: what augmentation assumes.
+    #[test]
+    fn the_eight_symmetries_map_each_start_onto_itself() {
+        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+            for size in [9, 11, 13] {
+                let variant =
+                    Variant::new(rules, crate::rules::BoardSize::new(size).expect("size"));
+                let position = Position::start(variant);
+                let size = size as usize;
+                let record = Record {
+                    game: 0,
+                    variant,
+                    side_to_move: Side::Attackers,
+                    last_of_game: true,
+                    result: 0,
+                    score: 0,
+                    ply: 0,
+                    pieces: pieces(&position)
+                        .map(|(piece, square)| {
+                            (
+                                piece,
+                                crate::search::datagen::square_index(square, size) as u16,
+                            )
+                        })
+                        .collect(),
+                };
+                let mut start: Vec<usize> = record_inputs(&record, 0).collect();
+                start.sort_unstable();
+                for symmetry in 0..8 {
+                    let mut squares = std::collections::HashSet::new();
+                    for file in 0..size {
+                        for rank in 0..size {
+                            let (f, r) = transformed(file, rank, size, symmetry);
+                            assert!(f < size && r < size);
+                            squares.insert((f, r));
+                        }
+                    }
+                    assert_eq!(squares.len(), size * size);
+                    let mut seen: Vec<usize> = record_inputs(&record, symmetry).collect();
+                    seen.sort_unstable();
+                    assert_eq!(seen, start, "{variant} symmetry {symmetry}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn data_of_another_variant_is_not_training_data() {
+        let records = records();
+        let config = TrainConfig {
+            variant: Variant::standard(Rules::Copenhagen),
+            ..config()
+        };
+        assert_eq!(
+            train(&records, &config, |_| {}).err(),
+            Some(TrainError::NoTrainingData)
+        );
+    }
+}
