@@ -28,7 +28,11 @@ pub enum ServiceError {
     #[error(
         "the server is busy: {waiting} searches are already running or waiting; try again later"
     )]
-    Busy { waiting: usize },
+    Busy {
+        waiting: usize,
+        /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).
+        retry_after: std::time::Duration,
+    },
 
     /// Not even a depth-1 search fits the call's deadline.
     #[error("the deadline leaves no time for even a depth-1 search")]
@@ -93,8 +97,25 @@ impl From<ServiceError> for Status {
                 format!("{subject}: {description}"),
                 ErrorDetails::with_precondition_failure_violation(GAME_OVER, subject, description),
             ),
+            ServiceError::Busy { retry_after, .. } => {
+                let message = error.to_string();
+                let mut status = Status::with_error_details(
+                    code,
+                    message,
+                    ErrorDetails::with_retry_info(Some(retry_after)),
+                );
+                // gRPC clients' own retry logic reads this trailer.
+                let pushback_ms = retry_after.as_millis().max(1).to_string();
+                if let Ok(value) = pushback_ms.parse() {
+                    status
+                        .metadata_mut()
+                        .insert("grpc-retry-pushback-ms", value);
+                }
+                status
+            }
             ServiceError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
+                super::telemetry::mark_server_fault();
                 Status::internal("internal error")
             }
             other => Status::new(code, other.to_string()),
@@ -136,6 +157,24 @@ mod tests {
         let failure = status.get_details_precondition_failure().expect("details");
         assert_eq!(failure.violations[0].subject, "next_move");
         assert_eq!(failure.violations[0].r#type, GAME_OVER);
+    }
+
+    #[test]
+    fn busy_says_when_to_retry() {
+        let status = Status::from(ServiceError::Busy {
+            waiting: 3,
+            retry_after: std::time::Duration::from_millis(1500),
+        });
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        let retry = status.get_details_retry_info().expect("retry info");
+        assert_eq!(
+            retry.retry_delay,
+            Some(std::time::Duration::from_millis(1500))
+        );
+        assert_eq!(
+            status.metadata().get("grpc-retry-pushback-ms").unwrap(),
+            "1500"
+        );
     }
 
     #[test]
