@@ -8,15 +8,17 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use common::process::Tafl;
 use tafl::service::pb;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tonic::transport::Channel;
@@ -37,83 +39,28 @@ fn find_nginx() -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// A `tafl` process, its address, and a count of the calls it says it answered.
-struct Replica {
-    child: Child,
-    addr: SocketAddr,
-    answered: Arc<AtomicUsize>,
+/// A replica: `tafl serve` logging one `answered` event per call (at debug).
+fn replica() -> Tafl {
+    Tafl::start(
+        env!("CARGO_BIN_EXE_tafl"),
+        &[],
+        &[
+            ("TAFL_SEARCH_THREADS", "1"),
+            ("TAFL_HASH_MB", "1"),
+            ("TAFL_DRAIN_DELAY_MS", "300"),
+            ("TAFL_SHUTDOWN_GRACE_MS", "10000"),
+            ("RUST_LOG", "info,tafl::service::telemetry=debug"),
+        ],
+    )
 }
 
-impl Replica {
-    fn start() -> Replica {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
-            .env("TAFL_LISTEN", "127.0.0.1:0")
-            .env("TAFL_SEARCH_THREADS", "1")
-            .env("TAFL_HASH_MB", "1")
-            .env("TAFL_DRAIN_DELAY_MS", "300")
-            .env("TAFL_SHUTDOWN_GRACE_MS", "10000")
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-            .env_remove("TAFL_OTLP_ENDPOINT")
-            // The telemetry layer logs one `answered` event per call at debug.
-            .env("RUST_LOG", "info,tafl::service::telemetry=debug")
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("tafl starts");
-        let stderr = child.stderr.take().unwrap();
-        let answered = Arc::new(AtomicUsize::new(0));
-        let (addr_sender, addr_receiver) = mpsc::channel();
-        let counter = Arc::clone(&answered);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(rest) = line.split("local_addr=").nth(1) {
-                    let addr = rest.split_whitespace().next().unwrap_or_default();
-                    let _ = addr_sender.send(addr.parse::<SocketAddr>().ok());
-                } else if line.contains(" answered ") {
-                    counter.fetch_add(1, Ordering::Relaxed);
-                } else if line.contains("WARN") || line.contains("ERROR") {
-                    eprintln!("replica: {line}");
-                }
-            }
-        });
-        let addr = addr_receiver
-            .recv_timeout(Duration::from_secs(30))
-            .ok()
-            .flatten()
-            .expect("the replica logs its address");
-        Replica {
-            child,
-            addr,
-            answered,
-        }
-    }
-
-    fn sigterm(&self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(status.success());
-    }
-
-    /// Waits for the process to end; its exit status.
-    fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(started.elapsed() < limit, "the replica did not stop");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The calls a replica says it answered; final once it has exited.
+fn answered(replica: &Tafl) -> usize {
+    replica
+        .log()
+        .iter()
+        .filter(|line| line.contains(" answered "))
+        .count()
 }
 
 /// nginx in the foreground, in one process, with its files in `dir`.
@@ -274,7 +221,7 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
         );
         return;
     };
-    let mut replicas: Vec<Replica> = (0..3).map(|_| Replica::start()).collect();
+    let mut replicas: Vec<Tafl> = (0..3).map(|_| replica()).collect();
     let addrs: Vec<SocketAddr> = replicas.iter().map(|replica| replica.addr).collect();
     let (nginx, listen) = Nginx::start(&nginx_binary, &addrs);
     let client = connect(listen).await;
@@ -331,14 +278,18 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
     }
     let elapsed = started.elapsed();
     let status = replicas[stopping].wait(Duration::from_secs(20));
+    // The others stop too, so that every count is read from a whole log.
+    for replica in &mut replicas[..stopping] {
+        replica.sigterm();
+        let status = replica.wait(Duration::from_secs(20));
+        assert!(status.success(), "a replica exited with {status:?}");
+    }
+    let counts: Vec<usize> = replicas.iter().map(answered).collect();
     eprintln!(
         "{CALLS} calls through nginx in {:.2} s ({:.0}/s); by nginx's upstream: {reached:?}; answered by each replica's own count: {:?}",
         elapsed.as_secs_f64(),
         CALLS as f64 / elapsed.as_secs_f64(),
-        replicas
-            .iter()
-            .map(|replica| replica.answered.load(Ordering::Relaxed))
-            .collect::<Vec<_>>()
+        counts
     );
     assert!(
         failures.is_empty(),
@@ -352,9 +303,8 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
         "the stopped replica exited with {status:?}"
     );
     // Every replica answered calls, by its own count and by nginx's.
-    for replica in &replicas {
-        let answered = replica.answered.load(Ordering::Relaxed);
-        assert!(answered > 0, "replica {} answered no call", replica.addr);
+    for (replica, answered) in replicas.iter().zip(&counts) {
+        assert!(*answered > 0, "replica {} answered no call", replica.addr);
         let routed: usize = reached
             .iter()
             .filter(|(upstream, _)| upstream.contains(&replica.addr.to_string()))
@@ -362,10 +312,7 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
             .sum();
         assert!(routed > 0, "nginx routed no call to {}", replica.addr);
     }
-    let answered: usize = replicas
-        .iter()
-        .map(|replica| replica.answered.load(Ordering::Relaxed))
-        .sum();
+    let answered: usize = counts.iter().sum();
     assert!(
         answered >= CALLS,
         "the replicas count {answered} answers for {CALLS} calls"
