@@ -234,4 +234,4 @@ impl Server {
 /// How long, past the grace period, stopped searches have to send their
 /// answers before the server stops anyway: `tafl serve` ends within the
 /// drain delay + the grace period + this + a few milliseconds.
-pub const STOP_FLUSH: Duration = Duration::from_millis(50);
+pub const STOP_FLUSH: Duration = Duration::from_millis(80);
