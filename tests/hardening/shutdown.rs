@@ -43,13 +43,29 @@ async fn the_grace_period_bounds_the_exit_and_searches_answer() {
                 .await
         });
     }
-    // Both searches are running (they take 8 s): the server has used two
-    // threads' worth of CPU for a while, however slow the machine is.
-    let cpu_before = server.cpu_time();
+    // Both searches hold the two slots (they take 8 s) once a short search
+    // with a deadline is refused as unable to start in time: asked that way,
+    // however slow the machine is.
+    let mut probe = client.clone();
     let waited = Instant::now();
-    while server.cpu_time() < cpu_before + Duration::from_millis(600) {
+    loop {
+        let mut request = tonic::Request::new(SuggestMoveRequest {
+            limits: Some(SearchLimits {
+                max_time_ms: 100,
+                ..SearchLimits::default()
+            }),
+            ..SuggestMoveRequest::default()
+        });
+        request.set_timeout(Duration::from_millis(500));
+        let refused = probe
+            .suggest_move(request)
+            .await
+            .is_err_and(|status| status.code() == tonic::Code::ResourceExhausted);
+        if refused {
+            break;
+        }
         assert!(
-            waited.elapsed() < Duration::from_secs(6),
+            waited.elapsed() < Duration::from_secs(30),
             "the searches never ran"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
