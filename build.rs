@@ -1,8 +1,14 @@
 //! Compiles `proto/` with protox (pure Rust, no system `protoc`) and generates
 //! the tonic server and client, plus the descriptor set served by reflection.
 
+#[cfg(feature = "service")]
 use std::{env, fs, path::PathBuf};
 
+// Without the `service` feature the crate is the rules and the search alone: nothing to generate.
+#[cfg(not(feature = "service"))]
+fn main() {}
+
+#[cfg(feature = "service")]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto = "proto/tafl/v1/tafl.proto";
     println!("cargo:rerun-if-changed={proto}");

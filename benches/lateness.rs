@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use tafl::search::{Engine, EngineConfig, Level, Limits};
 
-#[path = "../tests/support/random_games.rs"]
-mod random_games;
-use random_games::{Lcg, all_variants, random_games};
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::random_games::{Lcg, all_variants, random_games};
 
 fn main() {
     let engine = Engine::new(EngineConfig {

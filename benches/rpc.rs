@@ -9,8 +9,11 @@
 //! requests as gRPC bodies there, for h2load). Server and clients share the machine's cores, as
 //! they would with a load tool on the same host.
 
-#[path = "../tests/support/real_game.rs"]
-mod real_game;
+// The tests' shared helpers (a real game among them).
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::real_game;
 
 use std::hint::black_box;
 use std::net::SocketAddr;
@@ -240,6 +243,7 @@ fn requests(moves: &[String]) -> (LegalMovesRequest, ApplyMoveRequest) {
     let apply = ApplyMoveRequest {
         game: Some(game_proto(moves)),
         next_move: moves[PLIES].clone(),
+        include_legal_moves: false,
     };
     (legal, apply)
 }

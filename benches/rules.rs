@@ -5,8 +5,11 @@
 //!
 //! `cargo bench --bench rules`; the perft groups report leaves per second.
 
-#[path = "../tests/common/reference.rs"]
-mod reference;
+// The tests' shared helpers (the slow reference engine among them).
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::reference;
 
 use std::hint::black_box;
 

@@ -32,14 +32,9 @@ use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
-#[path = "../tests/common/long_game.rs"]
-mod long_game;
-#[path = "../tests/common/process.rs"]
-mod process;
-#[path = "../tests/common/raw_h2.rs"]
-mod raw_h2;
-#[path = "../tests/support/real_game.rs"]
-mod real_game;
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::{long_game, process, raw_h2, real_game};
 
 /// Clients asking for long searches back to back.
 const FLOOD_SEARCHERS: u64 = 24;
@@ -262,6 +257,7 @@ async fn cheap_calls(
                 .apply_move(ApplyMoveRequest {
                     game: Some(game.clone()),
                     next_move: moves[60].clone(),
+                    ..ApplyMoveRequest::default()
                 })
                 .await
                 .is_ok()

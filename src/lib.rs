@@ -1,7 +1,7 @@
 //! tafl: the rules arbiter and AI of an online tafl (Viking chess) site,
 //! served over gRPC.
 //!
-//! [`rules`] judges moves exactly as RULES.md states them, for Copenhagen
+//! [`rules`] judges moves exactly as docs/RULES.md states them, for Copenhagen
 //! Hnefatafl, Fetlar Hnefatafl and Standard Tablut on 9×9, 11×11 and 13×13
 //! boards:
 //!
@@ -30,4 +30,5 @@
 
 pub mod rules;
 pub mod search;
+#[cfg(feature = "service")]
 pub mod service;

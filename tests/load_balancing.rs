@@ -1,5 +1,5 @@
 //! The deployment in small: three `tafl` processes behind a real nginx
-//! balancing gRPC calls (the setup of deploy/nginx.conf). Thousands of calls
+//! balancing gRPC calls with deploy/nginx.conf itself. Thousands of calls
 //! through nginx all succeed and reach every replica; one replica gets
 //! SIGTERM mid-run, drains, exits 0, and no call fails.
 //!
@@ -8,17 +8,15 @@
 
 #![cfg(unix)]
 
-mod common;
-
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use common::process::Tafl;
 use tafl::service::pb;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tonic::transport::Channel;
@@ -39,28 +37,135 @@ fn find_nginx() -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// A replica: `tafl serve` logging one `answered` event per call (at debug).
-fn replica() -> Tafl {
-    Tafl::start(
-        env!("CARGO_BIN_EXE_tafl"),
-        &[],
-        &[
-            ("TAFL_SEARCH_THREADS", "1"),
-            ("TAFL_HASH_MB", "1"),
-            ("TAFL_DRAIN_DELAY_MS", "300"),
-            ("TAFL_SHUTDOWN_GRACE_MS", "10000"),
-            ("RUST_LOG", "info,tafl::service::telemetry=debug"),
-        ],
-    )
+/// A `tafl` process, its address, and a count of the calls it says it answered.
+struct Replica {
+    child: Child,
+    addr: SocketAddr,
+    answered: Arc<AtomicUsize>,
 }
 
-/// The calls a replica says it answered; final once it has exited.
-fn answered(replica: &Tafl) -> usize {
-    replica
-        .log()
+impl Replica {
+    fn start() -> Replica {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tafl"))
+            .env("TAFL_LISTEN", "127.0.0.1:0")
+            .env("TAFL_SEARCH_THREADS", "1")
+            .env("TAFL_HASH_MB", "1")
+            .env("TAFL_DRAIN_DELAY_MS", "300")
+            .env("TAFL_SHUTDOWN_GRACE_MS", "10000")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .env_remove("TAFL_OTLP_ENDPOINT")
+            // The telemetry layer logs one `answered` event per call at debug.
+            .env("RUST_LOG", "info,tafl::service::telemetry=debug")
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("tafl starts");
+        let stderr = child.stderr.take().unwrap();
+        let answered = Arc::new(AtomicUsize::new(0));
+        let (addr_sender, addr_receiver) = mpsc::channel();
+        let counter = Arc::clone(&answered);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.split("local_addr=").nth(1) {
+                    let addr = rest.split_whitespace().next().unwrap_or_default();
+                    let _ = addr_sender.send(addr.parse::<SocketAddr>().ok());
+                } else if line.contains(" answered ") {
+                    counter.fetch_add(1, Ordering::Relaxed);
+                } else if line.contains("WARN") || line.contains("ERROR") {
+                    eprintln!("replica: {line}");
+                }
+            }
+        });
+        let addr = addr_receiver
+            .recv_timeout(Duration::from_secs(30))
+            .ok()
+            .flatten()
+            .expect("the replica logs its address");
+        Replica {
+            child,
+            addr,
+            answered,
+        }
+    }
+
+    fn sigterm(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
+
+    /// Waits for the process to end; its exit status.
+    fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(started.elapsed() < limit, "the replica did not stop");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// deploy/nginx.conf itself, moved to the test's ports and files: each
+/// change names the exact text it replaces, so a reshaped config fails here
+/// loudly instead of being tested in part.
+fn local_config(dir: &Path, listen: SocketAddr, replicas: &[SocketAddr]) -> String {
+    let shipped = include_str!("../deploy/nginx.conf");
+    let dir = dir.display();
+    let servers: String = replicas
         .iter()
-        .filter(|line| line.contains(" answered "))
-        .count()
+        .map(|addr| format!("        server {addr} max_fails=1 fail_timeout=2s;\n"))
+        .collect();
+    let shipped_servers: String = (50051..=50053)
+        .map(|port| format!("        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;\n"))
+        .collect();
+    let changes = [
+        // First, before the test's own paths (which share the prefix) go in.
+        ("/tmp/tafl-nginx-".to_owned(), format!("{dir}/")),
+        // One foreground process the test can stop.
+        (
+            "worker_processes auto;\n".to_owned(),
+            "daemon off;\nmaster_process off;\n".to_owned(),
+        ),
+        (
+            "error_log stderr warn;".to_owned(),
+            format!("error_log {dir}/error.log warn;"),
+        ),
+        (
+            "pid /tmp/tafl-nginx.pid;".to_owned(),
+            format!("pid {dir}/nginx.pid;"),
+        ),
+        (shipped_servers, servers),
+        (
+            "listen 127.0.0.1:8080 http2;".to_owned(),
+            format!("listen {listen} http2;"),
+        ),
+        // Which replica answered, for the test to count.
+        (
+            "grpc_pass grpc://tafl;".to_owned(),
+            "grpc_pass grpc://tafl;\n            add_header x-tafl-replica $upstream_addr always;"
+                .to_owned(),
+        ),
+    ];
+    let mut config = shipped.to_owned();
+    for (from, to) in changes {
+        assert!(
+            config.contains(&from),
+            "deploy/nginx.conf no longer has {from:?}: update tests/load_balancing.rs"
+        );
+        config = config.replace(&from, &to);
+    }
+    config
 }
 
 /// nginx in the foreground, in one process, with its files in `dir`.
@@ -77,47 +182,7 @@ impl Nginx {
             .unwrap()
             .local_addr()
             .unwrap();
-        let servers: String = replicas
-            .iter()
-            .map(|addr| format!("        server {addr} max_fails=1 fail_timeout=2s;\n"))
-            .collect();
-        // deploy/nginx.conf, with the test's ports and paths.
-        let config = format!(
-            r#"daemon off;
-master_process off;
-error_log {dir}/error.log warn;
-pid {dir}/nginx.pid;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    upstream tafl {{
-        least_conn;
-{servers}        keepalive 32;
-        keepalive_timeout 60s;
-    }}
-    server {{
-        listen {listen} http2;
-        keepalive_requests 1000000;
-        client_max_body_size 4m;
-        grpc_read_timeout 30s;
-        grpc_send_timeout 30s;
-        grpc_connect_timeout 1s;
-        location / {{
-            grpc_pass grpc://tafl;
-            grpc_next_upstream error timeout invalid_header non_idempotent;
-            grpc_next_upstream_tries 3;
-            add_header x-tafl-replica $upstream_addr always;
-        }}
-    }}
-}}
-"#,
-            dir = dir.display()
-        );
+        let config = local_config(&dir, listen, replicas);
         let config_path = dir.join("nginx.conf");
         std::fs::write(&config_path, config).unwrap();
         let child = Command::new(binary)
@@ -199,6 +264,7 @@ async fn call(
             .apply_move(pb::ApplyMoveRequest {
                 game: Some(game),
                 next_move: ["h11-h9", "e7-c7", "h11-h9", "g7-g9"][n % 4].to_owned(),
+                include_legal_moves: false,
             })
             .await?;
         reply.metadata().clone()
@@ -221,7 +287,7 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
         );
         return;
     };
-    let mut replicas: Vec<Tafl> = (0..3).map(|_| replica()).collect();
+    let mut replicas: Vec<Replica> = (0..3).map(|_| Replica::start()).collect();
     let addrs: Vec<SocketAddr> = replicas.iter().map(|replica| replica.addr).collect();
     let (nginx, listen) = Nginx::start(&nginx_binary, &addrs);
     let client = connect(listen).await;
@@ -278,18 +344,26 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
     }
     let elapsed = started.elapsed();
     let status = replicas[stopping].wait(Duration::from_secs(20));
-    // The others stop too, so that every count is read from a whole log.
-    for replica in &mut replicas[..stopping] {
-        replica.sigterm();
-        let status = replica.wait(Duration::from_secs(20));
-        assert!(status.success(), "a replica exited with {status:?}");
+    // A replica logs `answered` as its response goes out, so the last lines
+    // can still be on their way to the readers when the calls have returned.
+    let settle = Instant::now() + Duration::from_secs(5);
+    while replicas
+        .iter()
+        .map(|replica| replica.answered.load(Ordering::Relaxed))
+        .sum::<usize>()
+        < CALLS
+        && Instant::now() < settle
+    {
+        std::thread::sleep(Duration::from_millis(20));
     }
-    let counts: Vec<usize> = replicas.iter().map(answered).collect();
     eprintln!(
         "{CALLS} calls through nginx in {:.2} s ({:.0}/s); by nginx's upstream: {reached:?}; answered by each replica's own count: {:?}",
         elapsed.as_secs_f64(),
         CALLS as f64 / elapsed.as_secs_f64(),
-        counts
+        replicas
+            .iter()
+            .map(|replica| replica.answered.load(Ordering::Relaxed))
+            .collect::<Vec<_>>()
     );
     assert!(
         failures.is_empty(),
@@ -303,8 +377,9 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
         "the stopped replica exited with {status:?}"
     );
     // Every replica answered calls, by its own count and by nginx's.
-    for (replica, answered) in replicas.iter().zip(&counts) {
-        assert!(*answered > 0, "replica {} answered no call", replica.addr);
+    for replica in &replicas {
+        let answered = replica.answered.load(Ordering::Relaxed);
+        assert!(answered > 0, "replica {} answered no call", replica.addr);
         let routed: usize = reached
             .iter()
             .filter(|(upstream, _)| upstream.contains(&replica.addr.to_string()))
@@ -312,7 +387,10 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
             .sum();
         assert!(routed > 0, "nginx routed no call to {}", replica.addr);
     }
-    let answered: usize = counts.iter().sum();
+    let answered: usize = replicas
+        .iter()
+        .map(|replica| replica.answered.load(Ordering::Relaxed))
+        .sum();
     assert!(
         answered >= CALLS,
         "the replicas count {answered} answers for {CALLS} calls"

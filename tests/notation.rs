@@ -1,4 +1,4 @@
-//! Notation (RULES.md, "Notation"): what move and position text is
+//! Notation (docs/RULES.md, "Notation"): what move and position text is
 //! accepted, how it prints, and the exact error for what is not.
 
 use tafl::rules::{Game, MoveText, Position, PositionText, Rules, Variant};

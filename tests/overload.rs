@@ -3,10 +3,7 @@
 //! goes on. The searches past the queue are refused at once, the admitted
 //! ones finish, and the cheap calls all succeed with a low p99.
 
-#[path = "support/real_game.rs"]
-mod real_game;
-#[path = "service/support.rs"]
-mod support;
+mod common;
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +14,8 @@ use tafl::service::pb::{
 use tokio::task::JoinSet;
 use tonic::Code;
 
-use support::{TestServer, connect, copenhagen, test_config};
+use common::real_game;
+use common::server::{TestServer, connect, copenhagen, test_config};
 
 const RUNNING: usize = 2;
 const QUEUED: usize = 4;
@@ -116,6 +114,7 @@ async fn searches_past_the_queue_are_refused_and_cheap_calls_stay_fast() {
                         .apply_move(ApplyMoveRequest {
                             game: Some(game.clone()),
                             next_move: next_move.clone(),
+                            include_legal_moves: false,
                         })
                         .await
                         .unwrap_or_else(|status| panic!("ApplyMove: {status:?}"))

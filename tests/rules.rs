@@ -1,6 +1,6 @@
 //! The rule tests: every case in `tests/data/rules/*.txt` (format in that
 //! folder's README.md) is played through the public rules API and compared
-//! with what RULES.md says. All failures are collected and reported together.
+//! with what docs/RULES.md says. All failures are collected and reported together.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

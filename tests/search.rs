@@ -1,11 +1,13 @@
 //! The AI: tactics, legality on every variant, time limits, levels.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use tafl::rules::{BoardSize, Game, Move, Position, PositionText, Rules, Side, Status, Variant};
-use tafl::search::{Engine, EngineConfig, Level, Limits, SearchReport, evaluate};
+use tafl::search::{Engine, EngineConfig, Level, Limits, Score, SearchReport, evaluate};
 
-const WIN: i32 = 1_000_000;
+const WIN: i32 = Score::WON.as_i32();
 
 fn engine() -> Engine {
     Engine::new(EngineConfig {
@@ -41,9 +43,7 @@ fn mv(text: &str) -> Move {
     }
 }
 
-#[path = "support/random_games.rs"]
-mod random_games;
-use random_games::{Lcg, all_variants, random_games};
+use common::random_games::{Lcg, all_variants, random_games};
 
 #[test]
 fn finds_a_king_escape_in_one() {
@@ -341,14 +341,4 @@ fn higher_levels_beat_lower_ones() {
     }
     println!("level 6 vs level 1: {points}/{games}");
     assert!(points > games as f64 / 2.0);
-}
-
-#[test]
-#[ignore = "prints the bench figures; run with --ignored --nocapture"]
-fn bench_prints_nodes() {
-    let summary = tafl::search::bench::run(&tafl::search::bench::BenchArgs {
-        depth: 5,
-        hash_mb: 16,
-    });
-    assert!(summary.nodes > 0);
 }

@@ -195,6 +195,7 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
             pb::ApplyMoveRequest {
                 game: Some(tablut_game(&[])),
                 next_move: "a1-a2".to_owned(),
+                include_legal_moves: false,
             },
             apply_trace,
             caller_span,

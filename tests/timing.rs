@@ -3,13 +3,13 @@
 //! loaded: how close answers come to `max_time_ms` is a figure, measured by
 //! `cargo bench --bench lateness`.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use tafl::search::{Engine, EngineConfig, Level, Limits};
 
-#[path = "support/random_games.rs"]
-mod random_games;
-use random_games::{Lcg, all_variants, random_games};
+use common::random_games::{Lcg, all_variants, random_games};
 
 #[test]
 fn every_search_answers_before_the_deadline() {

@@ -1,4 +1,4 @@
-//! Captures: custodial (RULES.md rules 2–3) and the shieldwall (rule 4).
+//! Captures: custodial (docs/RULES.md rules 2–3) and the shieldwall (rule 4).
 
 use super::bitboard::Bitboard;
 use super::position::Position;

@@ -156,7 +156,7 @@ impl Game {
         &self.history[self.since_capture..]
     }
 
-    /// Plays a move given as text (RULES.md, "Notation"), checking its
+    /// Plays a move given as text (docs/RULES.md, "Notation"), checking its
     /// capture list if it has one.
     ///
     /// # Errors
@@ -199,41 +199,163 @@ impl Game {
         Ok(self.push(mv, next, outcome.captures))
     }
 
-    /// Records the position after an accepted move and judges repetition (rule 9).
+    /// What playing `mv` now would do, without playing it: the captures, the
+    /// status after it (repetition included) and the repetition count. A
+    /// board UI previews each legal move with it.
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it.
+    pub fn preview(&self, mv: Move) -> Result<PlayedMove, PlayError> {
+        self.look_ahead().preview(mv)
+    }
+
+    /// A look a few plies ahead from the current position, each move judged
+    /// with the game's history and the line's own positions, without copying
+    /// the game.
+    #[must_use]
+    pub fn look_ahead(&self) -> LookAhead<'_> {
+        LookAhead::new(self, *self.position())
+    }
+
+    /// [`Game::look_ahead`] as if the other side were to move now on the
+    /// same board: the threats the side to move must parry.
+    #[must_use]
+    pub fn look_ahead_for_opponent(&self) -> LookAhead<'_> {
+        LookAhead::new(self, self.position().passed())
+    }
+
+    /// The status once a move has led to `next`, and how often `next` has
+    /// then stood (rule 9): counted over the game's reversible history if it
+    /// is still reachable, and over `earlier` positions of a line looked ahead.
+    fn judge(
+        &self,
+        next: &Position,
+        history_reachable: bool,
+        earlier: &[Position],
+    ) -> (Status, u32) {
+        let history: &[Position] = if history_reachable {
+            &self.history[self.since_capture..]
+        } else {
+            &[]
+        };
+        let repetitions = 1 + history
+            .iter()
+            .chain(earlier)
+            .filter(|position| position.same_placement(next))
+            .count() as u32;
+        let status = next.status();
+        let decided_before_repetition =
+            matches!(status.reason(), Some(reason) if reason != EndReason::NoMoves);
+        if repetitions < 3 || decided_before_repetition {
+            return (status, repetitions);
+        }
+        let status = match next.variant().rules {
+            Rules::Copenhagen => Status::Won {
+                winner: Side::Attackers,
+                reason: EndReason::Repetition,
+            },
+            Rules::Fetlar => Status::Drawn {
+                reason: EndReason::Repetition,
+            },
+            Rules::Tablut => status,
+        };
+        (status, repetitions)
+    }
+
+    /// Records the position after an accepted move.
     fn push(&mut self, played: Move, next: Position, captures: Bitboard) -> PlayedMove {
-        if !captures.is_empty() || next.king().is_none() {
+        let irreversible = !captures.is_empty() || next.king().is_none();
+        let (status, repetitions) = self.judge(&next, !irreversible, &[]);
+        if irreversible {
             self.since_capture = self.history.len();
         }
         self.history.push(next);
-        let repeats = &self.history[self.since_capture..];
-        self.repetitions = repeats
-            .iter()
-            .filter(|earlier| earlier.same_placement(&next))
-            .count() as u32;
-        self.status = next.status();
-        let decided_before_repetition =
-            matches!(self.status.reason(), Some(reason) if reason != EndReason::NoMoves);
-        if self.repetitions >= 3 && !decided_before_repetition {
-            match next.variant().rules {
-                Rules::Copenhagen => {
-                    self.status = Status::Won {
-                        winner: Side::Attackers,
-                        reason: EndReason::Repetition,
-                    };
-                }
-                Rules::Fetlar => {
-                    self.status = Status::Drawn {
-                        reason: EndReason::Repetition,
-                    }
-                }
-                Rules::Tablut => {}
-            }
-        }
+        self.status = status;
+        self.repetitions = repetitions;
         PlayedMove {
             played,
             captures,
-            status: self.status,
-            repetitions: self.repetitions,
+            status,
+            repetitions,
         }
+    }
+}
+
+/// Moves played ahead of a game without changing it ([`Game::look_ahead`]):
+/// each judged as [`Game::play`] would judge it, repetition included.
+#[derive(Clone, Debug)]
+pub struct LookAhead<'g> {
+    game: &'g Game,
+    position: Position,
+    status: Status,
+    /// The line's positions that can still repeat.
+    reachable: Vec<Position>,
+    /// Whether the game's own reversible history can still repeat (no
+    /// capture on the line yet).
+    history_reachable: bool,
+}
+
+impl<'g> LookAhead<'g> {
+    fn new(game: &'g Game, position: Position) -> LookAhead<'g> {
+        LookAhead {
+            game,
+            position,
+            status: game.status,
+            reachable: Vec::new(),
+            history_reachable: true,
+        }
+    }
+
+    /// The position the line has reached.
+    #[must_use]
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Plays `mv` on the line.
+    ///
+    /// # Errors
+    /// [`PlayError`] as [`Position::check`] gives it (`GameOver` once the
+    /// line has ended the game); the line is then unchanged.
+    pub fn play(&mut self, mv: Move) -> Result<PlayedMove, PlayError> {
+        let (next, played) = self.judge(mv)?;
+        if !played.captures.is_empty() || next.king().is_none() {
+            self.history_reachable = false;
+            self.reachable.clear();
+        }
+        self.reachable.push(next);
+        self.position = next;
+        self.status = played.status;
+        Ok(played)
+    }
+
+    /// What `mv` would do on the line, without playing it.
+    ///
+    /// # Errors
+    /// As [`LookAhead::play`].
+    pub fn preview(&self, mv: Move) -> Result<PlayedMove, PlayError> {
+        self.judge(mv).map(|(_, played)| played)
+    }
+
+    fn judge(&self, mv: Move) -> Result<(Position, PlayedMove), PlayError> {
+        if self.status.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        let mut next = self.position;
+        let outcome = next.play(mv)?;
+        let irreversible = !outcome.captures.is_empty() || next.king().is_none();
+        let (status, repetitions) = if irreversible {
+            self.game.judge(&next, false, &[])
+        } else {
+            self.game
+                .judge(&next, self.history_reachable, &self.reachable)
+        };
+        let played = PlayedMove {
+            played: mv,
+            captures: outcome.captures,
+            status,
+            repetitions,
+        };
+        Ok((next, played))
     }
 }

@@ -1,5 +1,5 @@
 //! The arbiter: the rules of Copenhagen Hnefatafl, Fetlar Hnefatafl and
-//! Standard Tablut on 9×9, 11×11 and 13×13 boards, exactly as RULES.md
+//! Standard Tablut on 9×9, 11×11 and 13×13 boards, exactly as docs/RULES.md
 //! states them. Knows nothing of gRPC or search.
 //!
 //! Three layers of trust: text ([`MoveText`], [`PositionText`]) is checked
@@ -21,7 +21,7 @@ mod variant;
 mod zobrist;
 
 pub use bitboard::Bitboard;
-pub use game::{Game, GameError, GameErrorKind, PlayedMove};
+pub use game::{Game, GameError, GameErrorKind, LookAhead, PlayedMove};
 pub use movegen::{MAX_MOVES, Move, MoveList};
 pub use notation::{MoveText, ParseMoveError, ParsePositionError, PositionText};
 pub use outcome::{EndReason, Status};

@@ -24,7 +24,7 @@ fn quote(text: &str) -> String {
 
 /// A move as written: two squares, and the captures the writer claims, if
 /// any. Whether the squares share a rank or file is the position's
-/// question, asked after whose piece it is (RULES.md rule 11).
+/// question, asked after whose piece it is (docs/RULES.md rule 11).
 ///
 /// ```
 /// use tafl::rules::MoveText;

@@ -97,7 +97,7 @@ impl fmt::Display for Status {
 
 impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the
-    /// captures removed and the turn already passed (RULES.md rule 11).
+    /// captures removed and the turn already passed (docs/RULES.md rule 11).
     pub(crate) fn status_after(&mut self, mover: Side, piece: Piece, to: Square) -> Status {
         let geometry = self.geometry();
         let copenhagen = self.variant.rules == Rules::Copenhagen;

@@ -212,7 +212,7 @@ impl Position {
     /// The position `setup` describes, to be played by `variant`'s rules.
     ///
     /// The setup is taken as it stands, with one exception: if the side to
-    /// move has no legal move, the game ends at once (RULES.md, "Boards").
+    /// move has no legal move, the game ends at once (docs/RULES.md, "Boards").
     ///
     /// # Errors
     /// [`PositionError`] when the board is not the variant's size, there is
@@ -374,7 +374,7 @@ impl Position {
     /// Checks that `mv` is legal here.
     ///
     /// # Errors
-    /// [`PlayError`] saying why not, in the order of RULES.md rule 11: the
+    /// [`PlayError`] saying why not, in the order of docs/RULES.md rule 11: the
     /// game is over, a square is off the board, no piece of the side to move
     /// stands on the first square, the move is not along a line, the path is
     /// blocked, or a soldier would stop on (or, in Tablut, cross) the
@@ -480,7 +480,7 @@ impl From<&Position> for PositionText {
     }
 }
 
-/// The position text (RULES.md, "Notation").
+/// The position text (docs/RULES.md, "Notation").
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         PositionText::from(self).fmt(f)

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use super::bitboard::Bitboard;
 use super::square::Square;
 
-/// The rules a game is judged by (RULES.md).
+/// The rules a game is judged by (docs/RULES.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rules {
     /// Copenhagen Hnefatafl as the World Tafl Federation plays it: the default.

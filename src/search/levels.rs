@@ -26,7 +26,7 @@
 //! | 9 | 7 | 800,000 | 5 | |
 //! | 10 | as deep as time allows | none | 0 | full strength: 1 s a move unless the request bounds it |
 //!
-//! What each step is worth, measured with `tafl match` (see the README).
+//! What each step is worth, measured with `tafl match` (docs/ai.md has the table).
 
 use std::time::Duration;
 

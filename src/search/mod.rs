@@ -14,21 +14,25 @@
 //! println!("{} scores {}", report.best_move, report.score.as_i32());
 //! ```
 //!
-//! Files: `eval.rs` (the evaluation's terms), `params.rs` (every tunable
-//! number, the weights among them), `weights.rs` (reading and printing
-//! weights), `search.rs` (the alpha-beta), `tt.rs` (the table, and how it is
-//! shared), `ordering.rs`, `limits.rs`, `levels.rs` (what each level does),
-//! `board.rs` (a mailbox copy for the evaluation), `bench.rs`, `selfplay.rs`
-//! and `tune.rs` (the `tafl bench`, `tafl match` and `tafl tune` commands).
+//! Files: `analysis.rs` (multi-line analysis, one report per depth),
+//! `threats.rs` (the tactical picture: wins, threats, captures), `term.rs`
+//! (what the evaluation counts), `eval.rs` (counting it), `params.rs` (every tunable number, the weights among them), `weights.rs`
+//! (reading and printing weights), `alphabeta.rs` (the search), `tt.rs` (the
+//! table, and how it is shared), `ordering.rs`, `limits.rs`, `levels.rs` (what
+//! each level does), `board.rs` (a mailbox copy for the evaluation), and for
+//! the tools around the engine `bench.rs` (the bench positions), `selfplay.rs`
+//! (one game between two settings) and `tune.rs` (Texel's fit).
 
+mod alphabeta;
+mod analysis;
 mod board;
 mod eval;
 mod levels;
 mod limits;
 mod ordering;
 mod params;
-#[allow(clippy::module_inception)]
-mod search;
+mod term;
+mod threats;
 mod tt;
 mod weights;
 
@@ -41,15 +45,18 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use eval::evaluate;
 pub use levels::Level;
 pub use limits::Limits;
-pub use weights::{Term, Weights, WeightsError};
+pub use term::Term;
+pub use threats::{Threats, threats};
+pub use weights::{Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
+use alphabeta::{Searcher, Workspace};
 use limits::Clock;
 use params::{WIN, WIN_BOUND};
-use search::{Searcher, Workspace};
 
 /// A search score from the side to move's view: a win `n` plies ahead is
 /// `1_000_000 - n`, a loss `-(1_000_000 - n)`, a draw 0; others stay within
@@ -58,6 +65,9 @@ use search::{Searcher, Workspace};
 pub struct Score(i32);
 
 impl Score {
+    /// A game won now, for the winner (lost: its negation).
+    pub const WON: Score = Score(WIN);
+
     pub const fn new(score: i32) -> Score {
         Score(score)
     }
@@ -166,11 +176,7 @@ impl Engine {
         }
         let limits = level.limits(limits);
         let settings = level.settings();
-        let history = game.reversible_history();
-        let game_hashes = history[..history.len().saturating_sub(1)]
-            .iter()
-            .map(Position::hash)
-            .collect();
+        let game_hashes = game_hashes(game);
 
         let mut workspace = self.take_workspace();
         let clock = Clock::new(&limits, stop);
@@ -187,10 +193,7 @@ impl Engine {
             );
             searcher.iterate(&root)
         };
-        self.idle
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(workspace);
+        self.give_back_workspace(workspace);
         let outcome = outcome?;
 
         let mut report = SearchReport {
@@ -215,6 +218,23 @@ impl Engine {
             .pop();
         idle.unwrap_or_else(|| Workspace::new(self.config.hash_mb))
     }
+
+    fn give_back_workspace(&self, workspace: Workspace) {
+        self.idle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(workspace);
+    }
+}
+
+/// The hashes of the game's positions since the last capture, before the
+/// current one: what the search counts repetitions against.
+fn game_hashes(game: &Game) -> Vec<u64> {
+    let history = game.reversible_history();
+    history[..history.len().saturating_sub(1)]
+        .iter()
+        .map(Position::hash)
+        .collect()
 }
 
 impl Default for Engine {

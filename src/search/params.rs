@@ -7,9 +7,9 @@
 //! 1,714 decided real games predicts held-out results better (log-loss 0.675
 //! to 0.602) yet scored 45.5% ± 9.4% against these weights over 100 games at
 //! 40,000 nodes a move; fitted to the engine's own games, 35.0% ± 7.7%; hand
-//! variations of the fort and corner terms, 42–47%. The README has the table.
+//! variations of the fort and corner terms, 42–47%. docs/ai.md has the table.
 
-use super::eval::Term;
+use super::term::Term;
 use super::weights::Weights;
 
 // ---------------------------------------------------------------- scores
@@ -100,3 +100,10 @@ pub const ORDER_KILLER_SECOND: i32 = 800_000;
 pub const ORDER_KING_NEIGHBOUR: i32 = 200_000;
 /// History scores are kept within this (they are halved past it).
 pub const HISTORY_MAX: i32 = 100_000;
+
+impl Default for Weights {
+    /// The built-in weights, [`WEIGHTS`].
+    fn default() -> Weights {
+        WEIGHTS
+    }
+}

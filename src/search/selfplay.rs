@@ -1,4 +1,5 @@
-//! `tafl match`: self-play between two settings of the engine.
+//! Self-play between two settings of the engine, one game at a time (`tafl
+//! match` runs many on threads and prints them).
 //!
 //! Games come in pairs: each opening is played twice, each player taking
 //! each side once. Opening 0 is the standard start; the others are the start
@@ -7,130 +8,19 @@
 //! player A's points (win 1, draw ½) with a 95% confidence interval from the
 //! games' spread, and the Elo difference those points mean.
 
-use std::fmt;
-use std::io::Write;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::tt::splitmix;
-use super::{Engine, EngineConfig, Level, Limits, Weights, WeightsError};
-use crate::rules::{BoardSize, Game, Rules, Side, Status, Variant};
+use super::{Engine, Level, Limits};
+use crate::rules::{Game, Side, Status, Variant};
 
-/// `tafl match` arguments.
-#[derive(clap::Args, Clone, Debug)]
-pub struct MatchArgs {
-    /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,weights=FILE`
-    /// (evaluation weights as `tafl tune` prints them).
-    #[arg(long, default_value = "level=10")]
-    pub a: String,
-    /// Player B, as A.
-    #[arg(long, default_value = "level=7")]
-    pub b: String,
-    /// Games to play (rounded up to an even number: both colours per opening).
-    #[arg(long, default_value_t = 40)]
-    pub games: u32,
-    /// Time per move, ms, for both players (0: the levels' own budgets).
-    #[arg(long, default_value_t = 200)]
-    pub movetime: u64,
-    /// copenhagen, fetlar or tablut.
-    #[arg(long, default_value = "copenhagen")]
-    pub rules: String,
-    /// 9, 11 or 13; default: the rules' own board.
-    #[arg(long)]
-    pub size: Option<u32>,
-    /// A game still going after this many plies is a draw.
-    #[arg(long, default_value_t = 300)]
-    pub max_plies: usize,
-    /// Transposition table size, MiB.
-    #[arg(long, default_value_t = 16)]
-    pub hash_mb: usize,
-    /// Games played at once, each on its own thread.
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
-    /// Print only the final score, not every game's result as it ends.
-    #[arg(long)]
-    pub quiet: bool,
-    /// Append every game to this file, one a line in the real games' format (`moves,,,result`
-    /// with result Black, White, Draw or Ongoing), for `tafl tune --games`.
-    #[arg(long)]
-    pub record: Option<String>,
-}
-
-/// Why a match cannot start.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MatchError {
-    #[error("player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE]")]
-    BadPlayer(String),
-    #[error("weights file {path}: {reason}")]
-    BadWeights { path: String, reason: String },
-    #[error("unknown rules {0:?}: expected copenhagen, fetlar or tablut")]
-    BadRules(String),
-    #[error("board size {0}: expected 9, 11 or 13")]
-    BadSize(u32),
-    #[error("cannot write the games to {path}: {reason}")]
-    Record { path: String, reason: String },
-}
-
-/// How one side of the match plays.
+/// How one side of a match searches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Player {
     pub level: Level,
     pub max_depth: Option<u32>,
     pub max_nodes: Option<u64>,
     pub movetime: Option<Duration>,
-    /// A file of evaluation weights; `None`: the built-in ones.
-    pub weights: Option<String>,
-}
-
-impl std::str::FromStr for Player {
-    type Err = MatchError;
-    fn from_str(text: &str) -> Result<Player, MatchError> {
-        let bad = || MatchError::BadPlayer(text.to_string());
-        let mut player = Player {
-            level: Level::STRONGEST,
-            max_depth: None,
-            max_nodes: None,
-            movetime: None,
-            weights: None,
-        };
-        for part in text
-            .split(',')
-            .map(str::trim)
-            .filter(|part| !part.is_empty())
-        {
-            let (key, value) = part.split_once('=').ok_or_else(bad)?;
-            if key.trim() == "weights" {
-                player.weights = Some(value.trim().to_string());
-                continue;
-            }
-            let number: u64 = value.trim().parse().map_err(|_| bad())?;
-            match key.trim() {
-                "level" => player.level = Level::new(number as u32).ok_or_else(bad)?,
-                "depth" => player.max_depth = Some(number as u32),
-                "nodes" => player.max_nodes = Some(number),
-                "movetime" => player.movetime = Some(Duration::from_millis(number)),
-                _ => return Err(bad()),
-            }
-        }
-        Ok(player)
-    }
-}
-
-impl fmt::Display for Player {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "level={}", self.level)?;
-        if let Some(depth) = self.max_depth {
-            write!(f, ",depth={depth}")?;
-        }
-        if let Some(nodes) = self.max_nodes {
-            write!(f, ",nodes={nodes}")?;
-        }
-        if let Some(weights) = &self.weights {
-            write!(f, ",weights={weights}")?;
-        }
-        Ok(())
-    }
 }
 
 /// A match's result from player A's view.
@@ -195,125 +85,13 @@ fn opening(variant: Variant, index: u32) -> (Game, Vec<String>) {
     (game, moves)
 }
 
-/// Plays the match, printing each game and the score.
-///
-/// # Errors
-/// [`MatchError`] when a player, the rules or the size cannot be read.
-pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
-    let mut player_a: Player = args.a.parse()?;
-    let mut player_b: Player = args.b.parse()?;
-    let rules: Rules = args
-        .rules
-        .parse()
-        .map_err(|_| MatchError::BadRules(args.rules.clone()))?;
-    let size = match args.size {
-        Some(size) => BoardSize::new(size).ok_or(MatchError::BadSize(size))?,
-        None => rules.default_size(),
-    };
-    let variant = Variant::new(rules, size);
-    let movetime = (args.movetime > 0).then(|| Duration::from_millis(args.movetime));
-    for player in [&mut player_a, &mut player_b] {
-        player.movetime = player.movetime.or(movetime);
-    }
-    let engines = [
-        engine_for(&player_a, args.hash_mb)?,
-        engine_for(&player_b, args.hash_mb)?,
-    ];
-    let games = args.games.div_ceil(2) * 2;
-    println!(
-        "match {player_a} (A) vs {player_b} (B), {rules} {n}x{n}, {games} games",
-        n = size.get()
-    );
-    let record = match &args.record {
-        None => None,
-        Some(path) => Some(Mutex::new(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|error| MatchError::Record {
-                    path: path.clone(),
-                    reason: error.to_string(),
-                })?,
-        )),
-    };
-    let next_game = AtomicU32::new(0);
-    let summary = Mutex::new(MatchSummary::default());
-    std::thread::scope(|scope| {
-        for _ in 0..args.threads.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if index >= games {
-                        break;
-                    }
-                    let players = [(&player_a, &engines[0]), (&player_b, &engines[1])];
-                    let (game, start_ply, moves) =
-                        play_game(variant, index, players, args.max_plies);
-                    if let Some(file) = &record {
-                        let line =
-                            format!("{},,,{}\n", moves.join(" "), result_word(game.status()));
-                        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                        if let Err(error) = file.write_all(line.as_bytes()) {
-                            eprintln!("cannot record game {}: {error}", index + 1);
-                        }
-                    }
-                    let mut summary = summary
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner());
-                    let result = summary.record(index, game.status());
-                    if !args.quiet {
-                        println!(
-                            "game {:>3}: A {} opening {} -> {result} {} after {} plies; A {:.1}/{}",
-                            index + 1,
-                            if a_attacks(index) {
-                                "attacks "
-                            } else {
-                                "defends "
-                            },
-                            index / 2,
-                            reason(game.status()),
-                            game.ply() - start_ply,
-                            summary.wins as f64 + 0.5 * summary.draws as f64,
-                            summary.games
-                        );
-                        let _ = std::io::stdout().flush();
-                    }
-                }
-            });
-        }
-    });
-    let summary = summary
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    print_summary(&summary);
-    Ok(summary)
-}
-
-/// An engine with the player's evaluation weights.
-fn engine_for(player: &Player, hash_mb: usize) -> Result<Engine, MatchError> {
-    let weights = match &player.weights {
-        None => Weights::default(),
-        Some(path) => {
-            let bad = |reason: String| MatchError::BadWeights {
-                path: path.clone(),
-                reason,
-            };
-            let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
-            text.parse()
-                .map_err(|error: WeightsError| bad(error.to_string()))?
-        }
-    };
-    Ok(Engine::new(EngineConfig { hash_mb, weights }))
-}
-
 /// Player A attacks in even games and defends in odd ones (each opening twice).
-fn a_attacks(index: u32) -> bool {
+pub fn a_attacks(index: u32) -> bool {
     index.is_multiple_of(2)
 }
 
 /// The record's word for a result: Black (attackers) won, White (defenders) won, Draw, Ongoing.
-fn result_word(status: Status) -> &'static str {
+pub fn result_word(status: Status) -> &'static str {
     match status {
         Status::Won {
             winner: Side::Attackers,
@@ -327,7 +105,10 @@ fn result_word(status: Status) -> &'static str {
 
 /// Game `index` of the match, to its end or the move limit: the game, the ply it started from, and
 /// every move from the standard start.
-fn play_game(
+///
+/// # Panics
+/// If the search chose an illegal move (a bug: it chooses among the legal ones).
+pub fn play_game(
     variant: Variant,
     index: u32,
     [a, b]: [(&Player, &Engine); 2],
@@ -353,21 +134,15 @@ fn play_game(
             break;
         };
         moves.push(report.best_move.to_string());
-        if game.play_move(report.best_move).is_err() {
-            eprintln!(
-                "game {}: the engine chose an illegal move {}",
-                index + 1,
-                report.best_move
-            );
-            break;
-        }
+        game.play_move(report.best_move)
+            .expect("the search chooses among the legal moves");
     }
     (game, start_ply, moves)
 }
 
 impl MatchSummary {
     /// Counts game `index`'s final status; what it means for A, in words.
-    fn record(&mut self, index: u32, status: Status) -> &'static str {
+    pub fn record(&mut self, index: u32, status: Status) -> &'static str {
         let a_side = if a_attacks(index) {
             Side::Attackers
         } else {
@@ -400,94 +175,10 @@ impl MatchSummary {
     }
 }
 
-fn reason(status: Status) -> String {
+/// How a finished game ended, in words: `(KingEscaped)`; empty while it goes on.
+pub fn reason(status: Status) -> String {
     match status {
         Status::Won { reason, .. } | Status::Drawn { reason } => format!("({reason:?})"),
         Status::Ongoing => String::new(),
-    }
-}
-
-fn print_summary(summary: &MatchSummary) {
-    let score = summary.score();
-    let margin = summary.margin();
-    println!(
-        "A: +{} ={} -{} (wins as attackers {}, as defenders {}): {:.1}/{} = {:.1}% ± {:.1}% (95%)",
-        summary.wins,
-        summary.draws,
-        summary.losses,
-        summary.wins_as_attackers,
-        summary.wins_as_defenders,
-        summary.wins as f64 + 0.5 * summary.draws as f64,
-        summary.games,
-        100.0 * score,
-        100.0 * margin
-    );
-    println!(
-        "Elo A - B: {:+.0} (95%: {:+.0} .. {:+.0})",
-        elo(score),
-        elo((score - margin).max(0.0)),
-        elo((score + margin).min(1.0))
-    );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn players_read_every_key_and_refuse_the_rest() {
-        let player: Player = "level=7, depth=3,nodes=500,movetime=20,weights=w.txt"
-            .parse()
-            .expect("a player");
-        assert_eq!(player.level, Level::new(7).expect("level"));
-        assert_eq!(player.max_depth, Some(3));
-        assert_eq!(player.max_nodes, Some(500));
-        assert_eq!(player.movetime, Some(Duration::from_millis(20)));
-        assert_eq!(player.weights.as_deref(), Some("w.txt"));
-        for bad in ["level=11", "level", "speed=3", "depth=x"] {
-            assert!(bad.parse::<Player>().is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_match_on_two_threads_plays_every_game() {
-        let args = MatchArgs {
-            a: "level=10,depth=1".into(),
-            b: "level=10,depth=2".into(),
-            games: 3,
-            movetime: 0,
-            rules: "tablut".into(),
-            size: None,
-            max_plies: 40,
-            hash_mb: 1,
-            threads: 2,
-            quiet: true,
-            record: None,
-        };
-        let summary = run(&args).expect("a match");
-        assert_eq!(summary.games, 4);
-        assert_eq!(summary.wins + summary.draws + summary.losses, 4);
-    }
-
-    #[test]
-    fn an_unreadable_weights_file_is_named() {
-        let args = MatchArgs {
-            a: "level=10,weights=/nonexistent/weights.txt".into(),
-            b: "level=1".into(),
-            games: 2,
-            movetime: 0,
-            rules: "copenhagen".into(),
-            size: None,
-            max_plies: 10,
-            hash_mb: 1,
-            threads: 1,
-            quiet: true,
-            record: None,
-        };
-        let error = run(&args).expect_err("no such file");
-        assert!(
-            error.to_string().contains("/nonexistent/weights.txt"),
-            "{error}"
-        );
     }
 }

@@ -1,4 +1,4 @@
-//! `tafl tune`: fits the evaluation's weights to real games (Texel's method).
+//! Fitting the evaluation's weights to real games (Texel's method; `tafl tune`).
 //!
 //! Every position of every decided game in a record file (the 1,752 real
 //! Copenhagen games of `tests/data/copenhagen-games.csv`) is a sample,
@@ -19,42 +19,14 @@ use std::fmt;
 use strum::{EnumCount, IntoEnumIterator};
 
 use super::board::Board;
-use super::eval::{Counts, Term};
+use super::eval::Counts;
+use super::term::Term;
 use super::weights::Weights;
 use crate::rules::{Game, Rules, Variant};
-
-/// `tafl tune` arguments.
-#[derive(clap::Args, Clone, Debug)]
-pub struct TuneArgs {
-    /// Game records, one a line: `moves,_,_,result` with result `Black` (attackers won), `White`
-    /// (defenders won), `Draw` or `Ongoing` (left out); Copenhagen 11×11 from the standard start.
-    /// Repeat to join several files (real games and `tafl match --record` games).
-    #[arg(long, default_value = "tests/data/copenhagen-games.csv")]
-    pub games: Vec<String>,
-    /// Gradient steps.
-    #[arg(long, default_value_t = 4000)]
-    pub iterations: u32,
-    /// Strength of the pull toward the built-in weights (loss per 100² of squared difference).
-    #[arg(long, default_value_t = 0.0005)]
-    pub prior: f64,
-    /// Also write the tuned weights to this file (for `tafl match --a weights=FILE`).
-    #[arg(long)]
-    pub out: Option<String>,
-}
 
 /// Why tuning cannot run.
 #[derive(Debug, thiserror::Error)]
 pub enum TuneError {
-    #[error("cannot read the game records {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("cannot write the weights to {path}: {source}")]
-    Write {
-        path: String,
-        source: std::io::Error,
-    },
     #[error("line {line}: expected 4 comma-separated columns")]
     BadRecord { line: usize },
     #[error("no decided games in the records")]
@@ -63,7 +35,7 @@ pub enum TuneError {
 
 /// One position of a real game, as the tuner sees it.
 #[derive(Clone, Debug)]
-pub(crate) struct Sample {
+pub struct Sample {
     counts: [f64; Term::COUNT],
     /// The game's result for the attackers: 1, ½ or 0.
     result: f64,
@@ -72,7 +44,7 @@ pub(crate) struct Sample {
 
 /// Samples from game records: every position before a ply of every decided game, up to the first
 /// ply the rules refuse or end the game on. Every fifth game is held out.
-pub(crate) fn samples(records: &str) -> Result<Vec<Sample>, TuneError> {
+pub fn samples(records: &str) -> Result<Vec<Sample>, TuneError> {
     let mut samples = Vec::new();
     let mut decided = 0;
     for (index, line) in records.lines().enumerate() {
@@ -269,30 +241,19 @@ pub(crate) fn fit(samples: &[Sample], start: &Weights, iterations: u32, prior: f
     fit
 }
 
-/// Reads the records, fits, prints the report and the weights (and writes them if asked).
+/// Fits the built-in weights to game records (one game a line:
+/// `moves,_,_,result`, result `Black`, `White`, `Draw` or `Ongoing`) with `iterations` Adam steps and a pull of strength `prior` toward them.
 ///
 /// # Errors
-/// [`TuneError`] when the records cannot be read or hold no decided game, or the output cannot be
-/// written.
-pub fn run(args: &TuneArgs) -> Result<TuneReport, TuneError> {
-    let mut records = String::new();
-    for path in &args.games {
-        let text = std::fs::read_to_string(path).map_err(|source| TuneError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        records.push_str(&text);
-        if !records.ends_with('\n') {
-            records.push('\n');
-        }
-    }
-    let samples = samples(&records)?;
+/// [`TuneError`] when a line is not a record or no game is decided.
+pub fn tune(records: &str, iterations: u32, prior: f64) -> Result<TuneReport, TuneError> {
+    let samples = samples(records)?;
     let before = Weights::default();
-    let fitted = fit(&samples, &before, args.iterations, args.prior);
+    let fitted = fit(&samples, &before, iterations, prior);
     let after = fitted.rounded();
     let start = Fit::from_weights(&before, best_scale(&samples, &before));
     let end = Fit::from_weights(&after, fitted.scale);
-    let report = TuneReport {
+    Ok(TuneReport {
         samples: samples.len(),
         held_out: samples.iter().filter(|sample| sample.held_out).count(),
         train_before: start.loss(&samples, |sample| !sample.held_out),
@@ -302,15 +263,7 @@ pub fn run(args: &TuneArgs) -> Result<TuneReport, TuneError> {
         scale: fitted.scale,
         before,
         after,
-    };
-    print!("{report}");
-    if let Some(path) = &args.out {
-        std::fs::write(path, report.after.to_string()).map_err(|source| TuneError::Write {
-            path: path.clone(),
-            source,
-        })?;
-    }
-    Ok(report)
+    })
 }
 
 #[cfg(test)]

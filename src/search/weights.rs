@@ -18,8 +18,7 @@ use std::str::FromStr;
 
 use strum::{EnumCount, IntoEnumIterator};
 
-pub use super::eval::Term;
-use super::params::WEIGHTS;
+use super::term::Term;
 
 /// What one of each term is worth to the side it favours, in hundredths of an attacker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,13 +39,6 @@ impl Weights {
             index += 1;
         }
         Weights(values)
-    }
-}
-
-impl Default for Weights {
-    /// The built-in weights (`params.rs`).
-    fn default() -> Weights {
-        WEIGHTS
     }
 }
 
@@ -130,9 +122,9 @@ mod tests {
 
     #[test]
     fn printed_weights_read_back() {
-        let text = WEIGHTS.to_string();
+        let text = Weights::default().to_string();
         assert_eq!(text.lines().count(), Term::COUNT);
-        assert_eq!(text.parse::<Weights>(), Ok(WEIGHTS));
+        assert_eq!(text.parse::<Weights>(), Ok(Weights::default()));
     }
 
     #[test]

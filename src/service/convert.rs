@@ -7,11 +7,11 @@
 //! translates.
 
 use crate::rules::{
-    Bitboard, BoardSize, EndReason, Game, GameErrorKind, Move, MoveText, Position, PositionText,
-    Rules, Side, Square, Status, Variant,
+    Bitboard, BoardSize, EndReason, Game, GameErrorKind, Move, MoveText, PlayError, PlayedMove,
+    Position, PositionText, Rules, Side, Square, Status, Variant,
 };
 
-use super::error::{ServiceError, quote};
+use super::error::{Reason, ServiceError, quote};
 use super::pb;
 
 /// Longest move text read; real ones are at most a few dozen bytes
@@ -33,6 +33,7 @@ pub fn rules_from_proto(value: i32) -> Result<Rules, ServiceError> {
         Ok(pb::Rules::Tablut) => Ok(Rules::Tablut),
         Err(_) => Err(ServiceError::invalid(
             "game.variant.rules",
+            Reason::BadVariant,
             format!(
                 "{value} is not a known ruleset: use RULES_COPENHAGEN (1), RULES_FETLAR (2) or RULES_TABLUT (3)"
             ),
@@ -51,6 +52,7 @@ pub fn board_size_from_proto(size: u32) -> Result<Option<BoardSize>, ServiceErro
     BoardSize::new(size).map(Some).ok_or_else(|| {
         ServiceError::invalid(
             "game.variant.board_size",
+            Reason::BadVariant,
             format!("{size} is not a board size: use 9, 11 or 13, or 0 for the start's or the rules' own"),
         )
     })
@@ -73,8 +75,9 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
     if game.start.len() > MAX_POSITION_TEXT_BYTES {
         return Err(ServiceError::invalid(
             "game.start",
+            Reason::MalformedPosition,
             format!(
-                "is {} bytes long; a position text is at most {MAX_POSITION_TEXT_BYTES}",
+                "the start is {} bytes long; a position text is at most {MAX_POSITION_TEXT_BYTES}",
                 game.start.len()
             ),
         ));
@@ -82,6 +85,7 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
     let text: PositionText = game.start.parse().map_err(|error| {
         ServiceError::invalid(
             "game.start",
+            Reason::MalformedPosition,
             format!("{} is not a position: {error}", quote(&game.start)),
         )
     })?;
@@ -90,8 +94,10 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
     {
         return Err(ServiceError::invalid(
             "game.start",
+            Reason::BadVariant,
             format!(
-                "is a {n}×{n} position but game.variant.board_size is {m}",
+                "{} is a {n}×{n} position but game.variant.board_size is {m}",
+                quote(&game.start),
                 n = text.size().get(),
                 m = size.get()
             ),
@@ -99,9 +105,40 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
     }
     let position =
         Position::from_setup(&text, Variant::new(rules, text.size())).map_err(|error| {
-            ServiceError::invalid("game.start", format!("is not a possible start: {error}"))
+            ServiceError::invalid(
+                "game.start",
+                Reason::ImpossibleStart,
+                format!("{} is not a possible start: {error}", quote(&game.start)),
+            )
         })?;
     Ok(Game::from_position(position))
+}
+
+/// A request's game, its start read but no move played yet.
+///
+/// # Errors
+/// INVALID_ARGUMENT for a bad variant or start, or more moves than `max_plies`.
+pub fn unplayed_game_from_proto(
+    game: Option<&pb::Game>,
+    max_plies: usize,
+) -> Result<(Game, &[String]), ServiceError> {
+    static EMPTY: pb::Game = pb::Game {
+        variant: None,
+        start: String::new(),
+        moves: Vec::new(),
+    };
+    let game = game.unwrap_or(&EMPTY);
+    if game.moves.len() > max_plies {
+        return Err(ServiceError::invalid(
+            "game.moves",
+            Reason::GameTooLong,
+            format!(
+                "the game holds {} moves; this server takes games of at most {max_plies} moves",
+                game.moves.len()
+            ),
+        ));
+    }
+    Ok((start_from_proto(game)?, &game.moves))
 }
 
 /// Replays a request's game: its start, then every move, as the rules judge
@@ -112,62 +149,97 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
 /// `max_plies`, or an unreadable or illegal move (`game.moves[i]`);
 /// FAILED_PRECONDITION for the first move after the game ended, readable or not.
 pub fn game_from_proto(game: Option<&pb::Game>, max_plies: usize) -> Result<Game, ServiceError> {
-    let default_game = pb::Game::default();
-    let game = game.unwrap_or(&default_game);
-    if game.moves.len() > max_plies {
-        return Err(ServiceError::invalid(
-            "game.moves",
-            format!(
-                "holds {} moves; this server takes games of at most {max_plies} moves",
-                game.moves.len()
-            ),
-        ));
-    }
-    let mut replay = start_from_proto(game)?;
-    for (index, text) in game.moves.iter().enumerate() {
-        play(&mut replay, text, &format!("game.moves[{index}]"))?;
+    let (mut replay, moves) = unplayed_game_from_proto(game, max_plies)?;
+    for (index, text) in moves.iter().enumerate() {
+        play(&mut replay, text, MoveSource::GameMoves(index))?;
     }
     Ok(replay)
 }
 
-/// Plays one move given as text, reporting errors against `field`.
+/// Where a move text came from: the field an error about it names, and its
+/// ply (its index into `game.moves`; for `next_move`, the game's length).
+#[derive(Clone, Copy, Debug)]
+pub enum MoveSource {
+    /// `game.moves[index]`.
+    GameMoves(usize),
+    /// `next_move`, after so many moves.
+    NextMove(usize),
+}
+
+impl MoveSource {
+    /// The field path: `game.moves[3]`, `next_move`.
+    pub fn field(self) -> String {
+        match self {
+            MoveSource::GameMoves(index) => format!("game.moves[{index}]"),
+            MoveSource::NextMove(_) => "next_move".to_owned(),
+        }
+    }
+
+    /// The index into `game.moves` the move would have.
+    pub fn ply(self) -> usize {
+        match self {
+            MoveSource::GameMoves(ply) | MoveSource::NextMove(ply) => ply,
+        }
+    }
+}
+
+/// Plays one move given as text, reporting errors against its source (the
+/// field's path is only written out for an error).
 ///
 /// # Errors
 /// FAILED_PRECONDITION if the game is already over (checked first, so the
 /// text need not even be readable), else INVALID_ARGUMENT for a move that is
-/// unreadable, illegal or whose capture list is wrong.
-pub fn play(
-    game: &mut Game,
-    text: &str,
-    field: &str,
-) -> Result<crate::rules::PlayedMove, ServiceError> {
+/// unreadable, illegal or whose capture list is wrong, with its [`Reason`].
+pub fn play(game: &mut Game, text: &str, source: MoveSource) -> Result<PlayedMove, ServiceError> {
     let status = game.status();
     if status.is_over() {
-        return Err(game_over(field, status));
+        return Err(game_over(&source.field(), status).at_ply(source.ply()));
     }
+    let malformed = |why: String| {
+        ServiceError::invalid(
+            source.field(),
+            Reason::MalformedMove,
+            format!("{} is not a move: {why}", quote(text)),
+        )
+        .at_ply(source.ply())
+    };
     if text.len() > MAX_MOVE_TEXT_BYTES {
-        return Err(ServiceError::invalid(
-            field,
-            format!(
-                "{} is not a move: {} bytes is too long for one",
-                quote(text),
-                text.len()
-            ),
-        ));
+        return Err(malformed(format!(
+            "{} bytes is too long for one",
+            text.len()
+        )));
     }
-    game.play(text).map_err(|error| {
-        if error.is_game_over() {
-            return game_over(field, game.status());
+    // The same square twice is unreadable as a move, whatever stands there.
+    if let Ok(parsed) = text.parse::<MoveText>()
+        && parsed.from == parsed.to
+    {
+        return Err(malformed(format!("it names {} twice", parsed.from)));
+    }
+    game.play(text).map_err(|error| match error.kind {
+        GameErrorKind::Parse(parse) => malformed(parse.to_string()),
+        GameErrorKind::Play(PlayError::GameOver) => {
+            game_over(&source.field(), game.status()).at_ply(source.ply())
         }
-        match error.kind {
-            GameErrorKind::Parse(parse) => {
-                ServiceError::invalid(field, format!("{} is not a move: {parse}", quote(text)))
-            }
-            GameErrorKind::Play(play) => {
-                ServiceError::invalid(field, format!("{} is not legal here: {play}", quote(text)))
-            }
+        GameErrorKind::Play(refused) => {
+            let reason = illegal_move_reason(&refused);
+            let description = format!("{} is not legal here: {refused}", quote(text));
+            ServiceError::invalid(source.field(), reason, description).at_ply(source.ply())
         }
     })
+}
+
+/// The reason a move the rules refuse is reported with.
+fn illegal_move_reason(error: &PlayError) -> Reason {
+    match error {
+        PlayError::GameOver => Reason::GameOver,
+        PlayError::OffBoard { .. } => Reason::MalformedMove,
+        PlayError::NoPiece(_) => Reason::NoPiece,
+        PlayError::NotYourPiece { .. } => Reason::NotYourPiece,
+        PlayError::NotStraight(_) => Reason::NotStraight,
+        PlayError::Blocked { .. } => Reason::Blocked,
+        PlayError::ThroneInTheWay(_) | PlayError::KingOnly { .. } => Reason::RestrictedSquare,
+        PlayError::CaptureMismatch { .. } => Reason::CapturesMismatch,
+    }
 }
 
 /// The FAILED_PRECONDITION for a move or search after the end.
@@ -201,12 +273,14 @@ pub fn square_from_proto(text: &str, size: BoardSize) -> Result<Option<Square>, 
     if text.len() > MAX_SQUARE_TEXT_BYTES {
         return Err(ServiceError::invalid(
             "square",
+            Reason::BadSquare,
             format!("{} is not a square: too long", quote(text)),
         ));
     }
     let square: Square = text.parse().map_err(|error| {
         ServiceError::invalid(
             "square",
+            Reason::BadSquare,
             format!("{} is not a square: {error}", quote(text)),
         )
     })?;
@@ -214,6 +288,7 @@ pub fn square_from_proto(text: &str, size: BoardSize) -> Result<Option<Square>, 
     if square.file() >= n || square.rank() >= n {
         return Err(ServiceError::invalid(
             "square",
+            Reason::BadSquare,
             format!("{square} is off the {n}×{n} board"),
         ));
     }
@@ -294,13 +369,40 @@ pub fn move_text(mv: Move, captures: Bitboard) -> String {
     .to_string()
 }
 
-/// The proto move; `captures` as known (none for a legal-move list).
-pub fn move_to_proto(mv: Move, captures: Bitboard) -> pb::Move {
+/// The proto move with its captures and the status it leads to.
+pub fn move_to_proto(mv: Move, captures: Bitboard, status_after: Status) -> pb::Move {
     pb::Move {
         from_square: mv.from.to_string(),
         to_square: mv.to.to_string(),
         text: move_text(mv, captures),
+        captures: squares_to_proto(captures),
+        status_after: Some(status_to_proto(status_after)),
     }
+}
+
+/// The proto move of a move the game judged (played or previewed).
+pub fn played_to_proto(played: &PlayedMove) -> pb::Move {
+    move_to_proto(played.played, played.captures, played.status)
+}
+
+/// The legal moves of the game's position (of the piece on `square` if
+/// given), each previewed, sorted by from square then to square; none once
+/// the game is over.
+pub fn legal_moves_to_proto(game: &Game, square: Option<Square>) -> Vec<pb::Move> {
+    if game.status().is_over() {
+        return Vec::new();
+    }
+    let position = game.position();
+    let mut moves = match square {
+        Some(square) => position.legal_moves_from(square),
+        None => position.legal_moves(),
+    };
+    moves.sort_unstable_by_key(|mv| (mv.from, mv.to));
+    moves
+        .iter()
+        .filter_map(|&mv| game.preview(mv).ok())
+        .map(|played| played_to_proto(&played))
+        .collect()
 }
 
 /// A principal variation as move texts with captures, played out from

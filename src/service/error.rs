@@ -1,11 +1,97 @@
 //! The one place where the service's errors become gRPC statuses.
 //!
-//! Every error a caller can cause carries a sentence saying why, and the
-//! field-level ones a `google.rpc.BadRequest` or `google.rpc.PreconditionFailure`
-//! naming the field. Internal details are logged here, once, and never sent.
+//! Every error a caller can cause carries a sentence saying why, a
+//! `google.rpc.ErrorInfo` a program can read (a fixed [`Reason`] and its
+//! [`Kind`], the field and the ply at fault), and the field-level ones a
+//! `google.rpc.BadRequest` or `google.rpc.PreconditionFailure` naming the
+//! field. Internal details are logged here, once, and never sent.
+
+use std::collections::HashMap;
 
 use tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
+use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
+
+/// The `ErrorInfo.domain` of every error.
+pub const DOMAIN: &str = "tafl.v1";
+
+/// Why a call failed, as `ErrorInfo.reason` and `FieldViolation.reason` spell
+/// it. The list is part of the contract: clients match on these names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+pub enum Reason {
+    /// Move text unreadable (also `e1-e1`, off-board squares).
+    MalformedMove,
+    /// Start text unreadable.
+    MalformedPosition,
+    /// Unknown rules value, a size other than 0/9/11/13, a start of another size.
+    BadVariant,
+    /// A start that breaks the rules' boards.
+    ImpossibleStart,
+    /// LegalMoves' `square` unreadable or off the board.
+    BadSquare,
+    /// A level above 10, multi_pv above 8.
+    BadLimits,
+    /// More moves than the configured cap.
+    GameTooLong,
+    /// Nothing on the from square.
+    NoPiece,
+    /// The piece belongs to the side not to move.
+    NotYourPiece,
+    /// Not along a rank or a file.
+    NotStraight,
+    /// A piece stands in the way (or on the target).
+    Blocked,
+    /// Stops on the throne or a corner (not the king), or passes the throne where forbidden.
+    RestrictedSquare,
+    /// The move's capture list differs from what it takes.
+    CapturesMismatch,
+    /// A move (or a search) after the end.
+    GameOver,
+    /// More searches waiting than the server accepts.
+    Overloaded,
+}
+
+/// Who must act on an error: `ErrorInfo.metadata["kind"]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Kind {
+    /// A player's illegal move: the game server tells its player.
+    IllegalMove,
+    /// The caller's own mistake.
+    BadRequest,
+    /// A move or a search after the end.
+    GameOver,
+    /// The server is busy: worth trying again later.
+    Overloaded,
+}
+
+impl Reason {
+    /// The reason as sent: `"NOT_YOUR_PIECE"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Who must act on it.
+    pub fn kind(self) -> Kind {
+        match self {
+            Reason::MalformedMove
+            | Reason::MalformedPosition
+            | Reason::BadVariant
+            | Reason::ImpossibleStart
+            | Reason::BadSquare
+            | Reason::BadLimits
+            | Reason::GameTooLong => Kind::BadRequest,
+            Reason::NoPiece
+            | Reason::NotYourPiece
+            | Reason::NotStraight
+            | Reason::Blocked
+            | Reason::RestrictedSquare
+            | Reason::CapturesMismatch => Kind::IllegalMove,
+            Reason::GameOver => Kind::GameOver,
+            Reason::Overloaded => Kind::Overloaded,
+        }
+    }
+}
 
 /// Longest piece of caller text quoted back in an error message.
 const MAX_QUOTE_CHARS: usize = 40;
@@ -15,13 +101,21 @@ const MAX_QUOTE_CHARS: usize = 40;
 pub enum ServiceError {
     /// A field the caller sent is unreadable or breaks the rules.
     #[error("{field}: {description}")]
-    InvalidArgument { field: String, description: String },
+    InvalidArgument {
+        field: String,
+        description: String,
+        reason: Reason,
+        /// The index into `game.moves` of the ply at fault, if one is.
+        ply: Option<usize>,
+    },
 
     /// A move (or a search) was asked for after the game ended.
     #[error("{subject}: {description}")]
     GameOver {
         subject: String,
         description: String,
+        /// The index into `game.moves` of the move refused, if a move was.
+        ply: Option<usize>,
     },
 
     /// More searches are waiting than the server accepts.
@@ -48,11 +142,17 @@ pub enum ServiceError {
 }
 
 impl ServiceError {
-    /// An INVALID_ARGUMENT naming `field`.
-    pub fn invalid(field: impl Into<String>, description: impl Into<String>) -> Self {
+    /// An INVALID_ARGUMENT naming `field`, for `reason`.
+    pub fn invalid(
+        field: impl Into<String>,
+        reason: Reason,
+        description: impl Into<String>,
+    ) -> Self {
         ServiceError::InvalidArgument {
             field: field.into(),
             description: description.into(),
+            reason,
+            ply: None,
         }
     }
 
@@ -61,6 +161,39 @@ impl ServiceError {
         ServiceError::GameOver {
             subject: subject.into(),
             description: description.into(),
+            ply: None,
+        }
+    }
+
+    /// The same error, blaming the ply `index` into `game.moves`.
+    #[must_use]
+    pub fn at_ply(mut self, index: usize) -> Self {
+        if let ServiceError::InvalidArgument { ply, .. } | ServiceError::GameOver { ply, .. } =
+            &mut self
+        {
+            *ply = Some(index);
+        }
+        self
+    }
+
+    /// The machine-readable reason, for the errors a caller causes.
+    pub fn reason(&self) -> Option<Reason> {
+        match self {
+            ServiceError::InvalidArgument { reason, .. } => Some(*reason),
+            ServiceError::GameOver { .. } => Some(Reason::GameOver),
+            ServiceError::Busy { .. } => Some(Reason::Overloaded),
+            ServiceError::DeadlineTooShort
+            | ServiceError::ShuttingDown
+            | ServiceError::Internal(_) => None,
+        }
+    }
+
+    /// The sentence without the field prefix.
+    pub fn description(&self) -> String {
+        match self {
+            ServiceError::InvalidArgument { description, .. }
+            | ServiceError::GameOver { description, .. } => description.clone(),
+            other => other.to_string(),
         }
     }
 
@@ -80,46 +213,68 @@ impl ServiceError {
 /// The precondition type named in `PreconditionFailure` for moves after the end.
 pub const GAME_OVER: &str = "GAME_OVER";
 
+/// `ErrorInfo` for `reason`, with the metadata clients read.
+fn error_info(details: &mut ErrorDetails, reason: Reason, field: Option<&str>, ply: Option<usize>) {
+    let mut metadata = HashMap::from([("kind".to_owned(), <&str>::from(reason.kind()).to_owned())]);
+    if let Some(field) = field {
+        metadata.insert("field".to_owned(), field.to_owned());
+    }
+    if let Some(ply) = ply {
+        metadata.insert("ply".to_owned(), ply.to_string());
+    }
+    details.set_error_info(reason.as_str(), DOMAIN, metadata);
+}
+
 impl From<ServiceError> for Status {
     fn from(error: ServiceError) -> Status {
         let code = error.code();
+        let message = error.to_string();
+        let mut details = ErrorDetails::new();
         match error {
-            ServiceError::InvalidArgument { field, description } => Status::with_error_details(
-                code,
-                format!("{field}: {description}"),
-                ErrorDetails::with_bad_request_violation(field, description),
-            ),
+            ServiceError::InvalidArgument {
+                field,
+                description,
+                reason,
+                ply,
+            } => {
+                error_info(&mut details, reason, Some(&field), ply);
+                details.set_bad_request(vec![FieldViolation {
+                    field,
+                    description,
+                    reason: reason.as_str().to_owned(),
+                    localized_message: None,
+                }]);
+            }
             ServiceError::GameOver {
                 subject,
                 description,
-            } => Status::with_error_details(
-                code,
-                format!("{subject}: {description}"),
-                ErrorDetails::with_precondition_failure_violation(GAME_OVER, subject, description),
-            ),
+                ply,
+            } => {
+                error_info(&mut details, Reason::GameOver, Some(&subject), ply);
+                details.add_precondition_failure_violation(GAME_OVER, subject, description);
+            }
             ServiceError::Busy { retry_after, .. } => {
-                let message = error.to_string();
-                let mut status = Status::with_error_details(
-                    code,
-                    message,
-                    ErrorDetails::with_retry_info(Some(retry_after)),
-                );
+                error_info(&mut details, Reason::Overloaded, None, None);
+                details.set_retry_info(Some(retry_after));
+                let mut status = Status::with_error_details(code, message, details);
                 // gRPC clients' own retry logic reads this trailer.
-                let pushback_ms = retry_after.as_millis().max(1).to_string();
-                if let Ok(value) = pushback_ms.parse() {
+                if let Ok(value) = retry_after.as_millis().max(1).to_string().parse() {
                     status
                         .metadata_mut()
                         .insert("grpc-retry-pushback-ms", value);
                 }
-                status
+                return status;
             }
             ServiceError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
                 super::telemetry::mark_server_fault();
-                Status::internal("internal error")
+                return Status::internal("internal error");
             }
-            other => Status::new(code, other.to_string()),
+            ServiceError::DeadlineTooShort | ServiceError::ShuttingDown => {
+                return Status::new(code, message);
+            }
         }
+        Status::with_error_details(code, message, details)
     }
 }
 
@@ -142,12 +297,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bad_request_names_the_field() {
-        let status = Status::from(ServiceError::invalid("game.moves[3]", "e1-e9 is blocked"));
+    fn bad_request_names_the_field_and_the_reason() {
+        let error = ServiceError::invalid("game.moves[3]", Reason::Blocked, "e1-e9 is blocked");
+        let status = Status::from(error.at_ply(3));
         assert_eq!(status.code(), Code::InvalidArgument);
         assert_eq!(status.message(), "game.moves[3]: e1-e9 is blocked");
         let bad_request = status.get_details_bad_request().expect("bad request");
         assert_eq!(bad_request.field_violations[0].field, "game.moves[3]");
+        assert_eq!(bad_request.field_violations[0].reason, "BLOCKED");
+        let info = status.get_details_error_info().expect("error info");
+        assert_eq!(info.reason, "BLOCKED");
+        assert_eq!(info.domain, DOMAIN);
+        assert_eq!(info.metadata["kind"], "illegal_move");
+        assert_eq!(info.metadata["field"], "game.moves[3]");
+        assert_eq!(info.metadata["ply"], "3");
     }
 
     #[test]
@@ -157,15 +320,23 @@ mod tests {
         let failure = status.get_details_precondition_failure().expect("details");
         assert_eq!(failure.violations[0].subject, "next_move");
         assert_eq!(failure.violations[0].r#type, GAME_OVER);
+        let info = status.get_details_error_info().expect("error info");
+        assert_eq!(info.reason, "GAME_OVER");
+        assert_eq!(info.metadata["kind"], "game_over");
+        assert!(!info.metadata.contains_key("ply"));
     }
 
     #[test]
-    fn busy_says_when_to_retry() {
+    fn busy_is_overloaded() {
         let status = Status::from(ServiceError::Busy {
             waiting: 3,
             retry_after: std::time::Duration::from_millis(1500),
         });
         assert_eq!(status.code(), Code::ResourceExhausted);
+        let info = status.get_details_error_info().expect("error info");
+        assert_eq!(info.reason, "OVERLOADED");
+        assert_eq!(info.metadata["kind"], "overloaded");
+        // And when to retry.
         let retry = status.get_details_retry_info().expect("retry info");
         assert_eq!(
             retry.retry_delay,
@@ -175,6 +346,20 @@ mod tests {
             status.metadata().get("grpc-retry-pushback-ms").unwrap(),
             "1500"
         );
+    }
+
+    #[test]
+    fn reasons_are_screaming_snake_case() {
+        use strum::IntoEnumIterator;
+        for reason in Reason::iter() {
+            let name = reason.as_str();
+            assert!(
+                name.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                "{name}"
+            );
+        }
+        assert_eq!(Reason::CapturesMismatch.as_str(), "CAPTURES_MISMATCH");
+        assert_eq!(<&str>::from(Kind::IllegalMove), "illegal_move");
     }
 
     #[test]

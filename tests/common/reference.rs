@@ -1,10 +1,9 @@
-//! A slow, plain reference implementation of /work/shared/RULES.md, for tests only.
+//! A slow, plain reference implementation of docs/RULES.md, for tests only.
 //!
 //! It shares no code with `src/`: a grid of cells, one small function per
 //! rule, written straight from the rule text, so that the fast bitboard
 //! engine can be checked against it move by move and by perft. No history is
 //! kept, so repetition (rule 9) is never applied.
-#![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::fmt;

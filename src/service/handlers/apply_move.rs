@@ -1,8 +1,8 @@
-//! ApplyMove: judge one more move.
+//! ApplyMove: judge one more move (and, when asked, list the next side's moves).
 
 use super::State;
 use crate::service::convert;
-use crate::service::error::ServiceError;
+use crate::service::error::{Reason, ServiceError, quote};
 use crate::service::pb;
 
 #[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, board_size, ply, result))]
@@ -14,35 +14,41 @@ pub(super) fn handle(
     let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
     let span = super::record_game(&game);
     let status = game.status();
+    let moves_given = game.ply();
     // A move after the end is refused as such before anything else about it.
     if status.is_over() {
-        return Err(convert::game_over("next_move", status));
+        return Err(convert::game_over("next_move", status).at_ply(moves_given));
     }
-    let moves_given = request.game.as_ref().map_or(0, |game| game.moves.len());
     if moves_given >= max_plies {
         return Err(ServiceError::invalid(
             "next_move",
+            Reason::GameTooLong,
             format!(
-                "would be move {}; this server takes games of at most {max_plies} moves",
+                "{} would be move {}; this server takes games of at most {max_plies} moves",
+                quote(&request.next_move),
                 moves_given + 1
             ),
-        ));
+        )
+        .at_ply(moves_given));
     }
-    let played = convert::play(&mut game, &request.next_move, "next_move")?;
+    let source = convert::MoveSource::NextMove(moves_given);
+    let played = convert::play(&mut game, &request.next_move, source)?;
     let status = game.status();
     span.record(
         "result",
         tracing::field::display(convert::describe_status(status)),
     );
+    let legal_moves = if request.include_legal_moves {
+        convert::legal_moves_to_proto(&game, None)
+    } else {
+        Vec::new()
+    };
     Ok(pb::ApplyMoveResponse {
         position: Some(convert::position_to_proto(&game)),
         status: Some(convert::status_to_proto(status)),
-        played: Some(pb::Move {
-            from_square: played.played.from.to_string(),
-            to_square: played.played.to.to_string(),
-            text: played.to_string(),
-        }),
+        played: Some(convert::played_to_proto(&played)),
         captured: convert::squares_to_proto(played.captures),
         repetitions: played.repetitions,
+        legal_moves,
     })
 }

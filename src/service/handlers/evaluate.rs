@@ -15,7 +15,7 @@ use crate::service::limits::{any_limit, call_deadline};
 use crate::service::pb;
 
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").
-const WON: i32 = 1_000_000;
+const WON: i32 = search::Score::WON.as_i32();
 
 #[tracing::instrument(
     name = "Evaluate",

@@ -1,6 +1,5 @@
-//! LegalMoves: the current position, its status and its legal moves.
-
-use crate::rules::{Bitboard, Move};
+//! LegalMoves: the current position, its status and its legal moves, each
+//! with its captures and the status it leads to.
 
 use super::State;
 use crate::service::convert;
@@ -13,29 +12,14 @@ pub(super) fn handle(
     request: pb::LegalMovesRequest,
 ) -> Result<pb::LegalMovesResponse, ServiceError> {
     let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
-    let position = game.position();
     let span = super::record_game(&game);
-    let square = convert::square_from_proto(&request.square, position.variant().size)?;
-    let status = game.status();
+    let square = convert::square_from_proto(&request.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).
-    let mut moves: Vec<Move> = if status.is_over() {
-        Vec::new()
-    } else {
-        position
-            .legal_moves()
-            .iter()
-            .copied()
-            .filter(|mv| square.is_none_or(|square| mv.from == square))
-            .collect()
-    };
-    moves.sort_unstable_by_key(|mv| (mv.from, mv.to));
+    let moves = convert::legal_moves_to_proto(&game, square);
     span.record("moves", moves.len() as i64);
     Ok(pb::LegalMovesResponse {
         position: Some(convert::position_to_proto(&game)),
-        status: Some(convert::status_to_proto(status)),
-        moves: moves
-            .into_iter()
-            .map(|mv| convert::move_to_proto(mv, Bitboard::EMPTY))
-            .collect(),
+        status: Some(convert::status_to_proto(game.status())),
+        moves,
     })
 }

@@ -1,10 +1,13 @@
 //! One handler per RPC: convert the request into rules types, do the work
 //! (searches on the bounded pool), convert back.
 
+mod analyze;
 mod apply_move;
 mod evaluate;
 mod legal_moves;
 mod suggest_move;
+mod threats;
+mod validate_game;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,7 +34,7 @@ pub struct State {
     pub config: Config,
     /// The caps on every search.
     pub caps: SearchCaps,
-    /// The AI; a transposition table for each running search.
+    /// The AI; each running search takes a table from its pool.
     pub engine: Engine,
     /// Where searches run.
     pub pool: SearchPool,
@@ -240,6 +243,42 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         request: Request<pb::SuggestMoveRequest>,
     ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
         suggest_move::handle(Arc::clone(&self.state), request)
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn validate_game(
+        &self,
+        request: Request<pb::ValidateGameRequest>,
+    ) -> Result<Response<pb::ValidateGameResponse>, Status> {
+        let request = request.into_inner();
+        let plies = moves_in(request.game.as_ref());
+        off_the_runtime(&self.state, plies, move |state| {
+            validate_game::handle(state, request)
+        })
+        .await
+        .map(Response::new)
+        .map_err(Status::from)
+    }
+
+    type AnalyzeStream = analyze::AnalysisStream;
+
+    async fn analyze(
+        &self,
+        request: Request<pb::AnalyzeRequest>,
+    ) -> Result<Response<Self::AnalyzeStream>, Status> {
+        analyze::handle(Arc::clone(&self.state), request)
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    async fn threats(
+        &self,
+        request: Request<pb::ThreatsRequest>,
+    ) -> Result<Response<pb::ThreatsResponse>, Status> {
+        threats::handle(Arc::clone(&self.state), request)
             .await
             .map(Response::new)
             .map_err(Status::from)

@@ -9,7 +9,7 @@ use crate::search::Level;
 
 use super::State;
 use crate::service::convert;
-use crate::service::error::ServiceError;
+use crate::service::error::{Reason, ServiceError};
 use crate::service::limits::call_deadline;
 use crate::service::pb;
 
@@ -39,6 +39,7 @@ pub(super) async fn handle(
             ),
         ));
     }
+    let mut after = game.clone();
     let (report, pv) = super::search(
         &state,
         admission,
@@ -49,23 +50,22 @@ pub(super) async fn handle(
         deadline,
     )
     .await?;
-    let best_move = report.best_move;
-    // pv[0] is the best move with its captures; the move alone if the pv came back empty.
-    let text = pv.first().cloned().unwrap_or_else(|| best_move.to_string());
+    let played = after.play_move(report.best_move).map_err(|error| {
+        ServiceError::Internal(format!("the search suggested a refused move: {error}"))
+    })?;
+    let best_move = convert::played_to_proto(&played);
     span.record("depth", i64::from(report.depth));
     span.record("nodes", report.nodes as i64);
-    span.record("best_move", text.as_str());
+    span.record("best_move", best_move.text.as_str());
     Ok(pb::SuggestMoveResponse {
-        best_move: Some(pb::Move {
-            from_square: best_move.from.to_string(),
-            to_square: best_move.to.to_string(),
-            text,
-        }),
+        best_move: Some(best_move),
         score: report.score.as_i32(),
         pv,
         depth: report.depth,
         nodes: report.nodes,
         time_ms: u32::try_from(report.elapsed.as_millis()).unwrap_or(u32::MAX),
+        position_after: Some(convert::position_to_proto(&after)),
+        status_after: Some(convert::status_to_proto(played.status)),
     })
 }
 
@@ -77,6 +77,7 @@ fn level_from_proto(level: u32) -> Result<Level, ServiceError> {
     Level::new(level).ok_or_else(|| {
         ServiceError::invalid(
             "level",
+            Reason::BadLimits,
             format!(
                 "{level} is not a level: use 1 (beginner) to 10 (strongest), or 0 for the strongest"
             ),

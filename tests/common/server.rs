@@ -1,8 +1,6 @@
 //! Helpers for the service tests: a real server on port 0, a generated client,
 //! request builders and position texts built from square lists.
 
-#![allow(dead_code)]
-
 use std::net::SocketAddr;
 use std::time::Duration;
 

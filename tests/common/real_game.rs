@@ -5,18 +5,23 @@ use tafl::rules::{Game, Rules, Variant};
 
 const GAMES: &str = include_str!("../data/copenhagen-games.csv");
 
-/// The first `plies` + 1 moves of the first recorded game that is still going
-/// after them: `plies` to replay and one more that is legal after them.
-pub fn real_game_moves(plies: usize) -> Vec<String> {
+/// Every recorded game, as move texts.
+pub fn real_games() -> Vec<Vec<String>> {
     GAMES
         .lines()
         .filter_map(|line| line.split(',').next())
-        .map(|moves| {
+        .map(|moves| moves.split_whitespace().map(str::to_owned).collect())
+        .collect()
+}
+
+/// The first `plies` + 1 moves of the first recorded game that is still going
+/// after them: `plies` to replay and one more that is legal after them.
+pub fn real_game_moves(plies: usize) -> Vec<String> {
+    real_games()
+        .into_iter()
+        .map(|mut moves| {
+            moves.truncate(plies + 1);
             moves
-                .split_whitespace()
-                .take(plies + 1)
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
         })
         .find(|moves| moves.len() == plies + 1 && still_going(moves))
         .unwrap_or_else(|| panic!("no recorded game goes on past {plies} plies"))

@@ -7,7 +7,7 @@
 //! blocks of an open corner line). Positions are copied, never unmade
 //! (`Position` is `Copy`), and nothing is allocated per node.
 //!
-//! Repetition (RULES.md rule 9 and its variants), counting the game's
+//! Repetition (docs/RULES.md rule 9 and its variants), counting the game's
 //! reversible history and the search path together: a position standing for
 //! the third time ends the game (Copenhagen: attackers win; Fetlar: draw;
 //! Tablut: nothing). Approximation: a position that already stood once *on the
@@ -73,6 +73,8 @@ pub(crate) struct Searcher<'a> {
     /// Hashes of the positions on the search path, by ply.
     path: [u64; MAX_PLY + 2],
     aborted: bool,
+    /// Root moves not to search: the lines a multi-PV analysis already has.
+    pub excluded_root_moves: Vec<Move>,
 }
 
 impl<'a> Searcher<'a> {
@@ -107,6 +109,7 @@ impl<'a> Searcher<'a> {
             game_hashes,
             path: [0; MAX_PLY + 2],
             aborted: false,
+            excluded_root_moves: Vec::new(),
         }
     }
 
@@ -150,6 +153,27 @@ impl<'a> Searcher<'a> {
             outcome.nodes = self.nodes;
         }
         best
+    }
+
+    /// One iteration from `root` to `depth` (the moves in
+    /// `excluded_root_moves` left out): its score and principal variation,
+    /// `None` once the search was stopped.
+    pub fn search_root(
+        &mut self,
+        root: &Position,
+        depth: i32,
+        previous: Option<i32>,
+    ) -> Option<(i32, Vec<Move>)> {
+        self.path[0] = root.hash();
+        let score = self.aspiration(root, depth, previous);
+        if self.aborted {
+            return None;
+        }
+        let pv: Vec<Move> = self.pv[0].moves[..self.pv[0].len]
+            .iter()
+            .map_while(|mv| *mv)
+            .collect();
+        Some((score, pv))
     }
 
     fn aspiration(&mut self, root: &Position, depth: i32, previous: Option<i32>) -> i32 {
@@ -365,7 +389,9 @@ impl<'a> Searcher<'a> {
         let mut searched = 0usize;
         let mut quiets_tried: ArrayVec<Move, 32> = ArrayVec::new();
 
-        let table_move = table_move.filter(|&mv| position.check(mv).is_ok());
+        let table_move = table_move.filter(|&mv| {
+            position.check(mv).is_ok() && !(ply == 0 && self.excluded_root_moves.contains(&mv))
+        });
         let mut picker: Option<MovePicker> = None;
         loop {
             let (order, mv) = if searched == 0
@@ -389,6 +415,9 @@ impl<'a> Searcher<'a> {
                     )
                 });
                 match picker.next() {
+                    Some((_, mv)) if ply == 0 && self.excluded_root_moves.contains(&mv) => {
+                        continue;
+                    }
                     Some(next) => next,
                     None => break,
                 }
@@ -449,6 +478,10 @@ impl<'a> Searcher<'a> {
         if searched == 0 {
             // The rules end a game without moves, so this is unreachable; score it as the loss it would be.
             return -(WIN - ply as i32);
+        }
+        if ply == 0 && !self.excluded_root_moves.is_empty() {
+            // A score over some of the root's moves is no score of the root.
+            return best_score;
         }
         let bound = if best_score >= beta {
             Bound::Lower

@@ -1,0 +1,68 @@
+//! The `tafl` command: serving (the default) and the tools around the engine.
+//! One file per subcommand; each parses its own flags with clap and does the
+//! printing and file handling the library leaves to its callers.
+
+mod bench;
+mod otep;
+mod otn;
+mod perft;
+mod selfplay;
+mod serve;
+mod tune;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use tafl::service::{Config, telemetry};
+
+/// The rules arbiter and AI of an online tafl (Viking chess) site.
+#[derive(Debug, Parser)]
+#[command(name = "tafl", version, about, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// With no subcommand, `tafl` serves: these are `tafl serve`'s flags.
+    #[command(flatten)]
+    serve: Config,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve tafl.v1.TaflService, health and reflection over gRPC (the default).
+    Serve(Config),
+    /// Count the move paths of a given length (the move generator's check);
+    /// the last line printed is the count.
+    Perft(perft::PerftArgs),
+    /// Search a fixed set of positions to a fixed depth; prints total nodes (the search's fingerprint) and nodes/s.
+    Bench(bench::BenchArgs),
+    /// Self-play between two engine settings from the standard start and varied openings; prints the score
+    /// with a 95% confidence interval and the Elo difference.
+    Match(selfplay::MatchArgs),
+    /// Fit the evaluation's weights to real game records (Texel's method); prints the losses
+    /// before and after and every weight.
+    Tune(tune::TuneArgs),
+    /// Play as OpenTafl's AI: the OpenTafl Engine Protocol on stdin and stdout (docs/otep.md).
+    Otep(otep::OtepArgs),
+}
+
+impl Cli {
+    /// Runs the subcommand (serving when there is none).
+    pub fn run(self) -> anyhow::Result<()> {
+        let command = self.command.unwrap_or(Command::Serve(self.serve));
+        if !matches!(command, Command::Serve(_)) {
+            // `serve` sets up its own, exporting over OTLP when configured.
+            telemetry::init(None)?;
+        }
+        match command {
+            Command::Serve(config) => serve::run(config),
+            Command::Perft(args) => perft::run(&args),
+            Command::Bench(args) => {
+                bench::run(&args);
+                Ok(())
+            }
+            Command::Match(args) => selfplay::run(&args).map(drop).context("tafl match"),
+            Command::Tune(args) => tune::run(&args).context("tafl tune"),
+            Command::Otep(args) => otep::run(&args).context("tafl otep"),
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! `tafl match`: self-play between two settings of the engine, on threads,
+//! printing each game as it ends and the score with its 95% interval.
+
+use std::fmt;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use tafl::rules::{BoardSize, Rules, Variant};
+use tafl::search::selfplay::{
+    MatchSummary, Player, a_attacks, elo, play_game, reason, result_word,
+};
+use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
+
+/// `tafl match` arguments.
+#[derive(clap::Args, Clone, Debug)]
+pub struct MatchArgs {
+    /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,weights=FILE`
+    /// (evaluation weights as `tafl tune` prints them).
+    #[arg(long, default_value = "level=10")]
+    pub a: PlayerSpec,
+    /// Player B, as A.
+    #[arg(long, default_value = "level=7")]
+    pub b: PlayerSpec,
+    /// Games to play (rounded up to an even number: both colours per opening).
+    #[arg(long, default_value_t = 40)]
+    pub games: u32,
+    /// Time per move, ms, for both players (0: the levels' own budgets).
+    #[arg(long, default_value_t = 200)]
+    pub movetime: u64,
+    /// copenhagen, fetlar or tablut.
+    #[arg(long, default_value = "copenhagen")]
+    pub rules: Rules,
+    /// 9, 11 or 13; default: the rules' own board.
+    #[arg(long, value_parser = board_size)]
+    pub size: Option<BoardSize>,
+    /// A game still going after this many plies is a draw.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: usize,
+    /// Transposition table size, MiB.
+    #[arg(long, default_value_t = 16)]
+    pub hash_mb: usize,
+    /// Games played at once, each on its own thread.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Print only the final score, not every game's result as it ends.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Append every game to this file, one a line in the real games' format (`moves,,,result`
+    /// with result Black, White, Draw or Ongoing), for `tafl tune --games`.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+}
+
+/// A board size from the command line.
+pub fn board_size(text: &str) -> Result<BoardSize, String> {
+    text.parse()
+        .ok()
+        .and_then(BoardSize::new)
+        .ok_or_else(|| format!("{text:?}: expected 9, 11 or 13"))
+}
+
+/// Why a match cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MatchError {
+    #[error("player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE]")]
+    BadPlayer(String),
+    #[error("weights file {path}: {reason}")]
+    BadWeights { path: String, reason: String },
+    #[error("cannot write the games to {path}: {reason}")]
+    Record { path: String, reason: String },
+}
+
+/// A player as the command line gives it: how it searches, and its evaluation weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSpec {
+    pub player: Player,
+    /// A file of evaluation weights; `None`: the built-in ones.
+    pub weights: Option<PathBuf>,
+}
+
+impl std::str::FromStr for PlayerSpec {
+    type Err = MatchError;
+    fn from_str(text: &str) -> Result<PlayerSpec, MatchError> {
+        let bad = || MatchError::BadPlayer(text.to_string());
+        let mut spec = PlayerSpec {
+            player: Player {
+                level: Level::STRONGEST,
+                max_depth: None,
+                max_nodes: None,
+                movetime: None,
+            },
+            weights: None,
+        };
+        let player = &mut spec.player;
+        for part in text
+            .split(',')
+            .map(str::trim)
+            .filter(|part| !part.is_empty())
+        {
+            let (key, value) = part.split_once('=').ok_or_else(bad)?;
+            let value = value.trim();
+            match key.trim() {
+                "weights" => spec.weights = Some(PathBuf::from(value)),
+                "level" => {
+                    player.level = value.parse().ok().and_then(Level::new).ok_or_else(bad)?;
+                }
+                "depth" => player.max_depth = Some(value.parse().map_err(|_| bad())?),
+                "nodes" => player.max_nodes = Some(value.parse().map_err(|_| bad())?),
+                "movetime" => {
+                    player.movetime =
+                        Some(Duration::from_millis(value.parse().map_err(|_| bad())?));
+                }
+                _ => return Err(bad()),
+            }
+        }
+        Ok(spec)
+    }
+}
+
+/// The spec as it would be given: `level=7,depth=3,movetime=200,weights=w.txt`.
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let player = &self.player;
+        write!(f, "level={}", player.level)?;
+        if let Some(depth) = player.max_depth {
+            write!(f, ",depth={depth}")?;
+        }
+        if let Some(nodes) = player.max_nodes {
+            write!(f, ",nodes={nodes}")?;
+        }
+        if let Some(movetime) = player.movetime {
+            write!(f, ",movetime={}", movetime.as_millis())?;
+        }
+        if let Some(weights) = &self.weights {
+            write!(f, ",weights={}", weights.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// Plays the match, printing each game and the score.
+///
+/// # Errors
+/// [`MatchError`] when a weights file cannot be read or the record file cannot be opened.
+pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
+    let variant = Variant::new(args.rules, args.size.unwrap_or(args.rules.default_size()));
+    let movetime = (args.movetime > 0).then(|| Duration::from_millis(args.movetime));
+    let [mut spec_a, mut spec_b] = [args.a.clone(), args.b.clone()];
+    for spec in [&mut spec_a, &mut spec_b] {
+        spec.player.movetime = spec.player.movetime.or(movetime);
+    }
+    let engines = [
+        engine_for(&spec_a, args.hash_mb)?,
+        engine_for(&spec_b, args.hash_mb)?,
+    ];
+    let games = args.games.div_ceil(2) * 2;
+    println!("match {spec_a} (A) vs {spec_b} (B), {variant}, {games} games");
+    let record = match &args.record {
+        None => None,
+        Some(path) => Some(Mutex::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|error| MatchError::Record {
+                    path: path.display().to_string(),
+                    reason: error.to_string(),
+                })?,
+        )),
+    };
+    let next_game = AtomicU32::new(0);
+    let summary = Mutex::new(MatchSummary::default());
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= games {
+                        break;
+                    }
+                    let players = [(&spec_a.player, &engines[0]), (&spec_b.player, &engines[1])];
+                    let (game, start_ply, moves) =
+                        play_game(variant, index, players, args.max_plies);
+                    if let Some(file) = &record {
+                        let line =
+                            format!("{},,,{}\n", moves.join(" "), result_word(game.status()));
+                        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                        if let Err(error) = file.write_all(line.as_bytes()) {
+                            eprintln!("cannot record game {}: {error}", index + 1);
+                        }
+                    }
+                    let mut summary = summary
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    let result = summary.record(index, game.status());
+                    if !args.quiet {
+                        println!(
+                            "game {:>3}: A {} opening {} -> {result} {} after {} plies; A {:.1}/{}",
+                            index + 1,
+                            if a_attacks(index) {
+                                "attacks "
+                            } else {
+                                "defends "
+                            },
+                            index / 2,
+                            reason(game.status()),
+                            game.ply() - start_ply,
+                            summary.wins as f64 + 0.5 * summary.draws as f64,
+                            summary.games
+                        );
+                        let _ = std::io::stdout().flush();
+                    }
+                }
+            });
+        }
+    });
+    let summary = summary
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    print_summary(&summary);
+    Ok(summary)
+}
+
+/// An engine with the player's evaluation weights.
+fn engine_for(spec: &PlayerSpec, hash_mb: usize) -> Result<Engine, MatchError> {
+    let weights = match &spec.weights {
+        None => Weights::default(),
+        Some(path) => {
+            let bad = |reason: String| MatchError::BadWeights {
+                path: path.display().to_string(),
+                reason,
+            };
+            let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+            text.parse()
+                .map_err(|error: WeightsError| bad(error.to_string()))?
+        }
+    };
+    Ok(Engine::new(EngineConfig { hash_mb, weights }))
+}
+
+fn print_summary(summary: &MatchSummary) {
+    let score = summary.score();
+    let margin = summary.margin();
+    println!(
+        "A: +{} ={} -{} (wins as attackers {}, as defenders {}): {:.1}/{} = {:.1}% ± {:.1}% (95%)",
+        summary.wins,
+        summary.draws,
+        summary.losses,
+        summary.wins_as_attackers,
+        summary.wins_as_defenders,
+        summary.wins as f64 + 0.5 * summary.draws as f64,
+        summary.games,
+        100.0 * score,
+        100.0 * margin
+    );
+    println!(
+        "Elo A - B: {:+.0} (95%: {:+.0} .. {:+.0})",
+        elo(score),
+        elo((score - margin).max(0.0)),
+        elo((score + margin).min(1.0))
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> PlayerSpec {
+        text.parse().expect("a player")
+    }
+
+    #[test]
+    fn players_read_every_key_and_refuse_the_rest() {
+        let spec = spec("level=7, depth=3,nodes=500,movetime=20,weights=w.txt");
+        assert_eq!(spec.player.level, Level::new(7).expect("level"));
+        assert_eq!(spec.player.max_depth, Some(3));
+        assert_eq!(spec.player.max_nodes, Some(500));
+        assert_eq!(spec.player.movetime, Some(Duration::from_millis(20)));
+        assert_eq!(spec.weights, Some(PathBuf::from("w.txt")));
+        assert_eq!(
+            spec.to_string(),
+            "level=7,depth=3,nodes=500,movetime=20,weights=w.txt"
+        );
+        for bad in [
+            "level=11",
+            "level",
+            "speed=3",
+            "depth=x",
+            "level=4294967297",
+            "depth=-1",
+        ] {
+            assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+        }
+    }
+
+    fn args(a: &str, b: &str, games: u32, rules: Rules, threads: usize) -> MatchArgs {
+        MatchArgs {
+            a: spec(a),
+            b: spec(b),
+            games,
+            movetime: 0,
+            rules,
+            size: None,
+            max_plies: 40,
+            hash_mb: 1,
+            threads,
+            quiet: true,
+            record: None,
+        }
+    }
+
+    #[test]
+    fn a_match_on_two_threads_plays_every_game() {
+        let summary = run(&args(
+            "level=10,depth=1",
+            "level=10,depth=2",
+            3,
+            Rules::Tablut,
+            2,
+        ))
+        .expect("a match");
+        assert_eq!(summary.games, 4);
+        assert_eq!(summary.wins + summary.draws + summary.losses, 4);
+    }
+
+    #[test]
+    fn an_unreadable_weights_file_is_named() {
+        let args = args(
+            "level=10,weights=/nonexistent/weights.txt",
+            "level=1",
+            2,
+            Rules::Copenhagen,
+            1,
+        );
+        let error = run(&args).expect_err("no such file");
+        assert!(
+            error.to_string().contains("/nonexistent/weights.txt"),
+            "{error}"
+        );
+    }
+}

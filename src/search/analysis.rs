@@ -1,0 +1,166 @@
+//! Analysis for an analysis board: iterative deepening over the best few
+//! root moves (multi-PV), reporting every completed depth as it comes.
+//!
+//! Each depth searches the root once per line, leaving out the first moves
+//! of the lines already found, so the lines start with distinct moves.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use super::alphabeta::Searcher;
+use super::limits::Clock;
+use super::params::{WIN, WIN_BOUND};
+use super::{Engine, Limits, Score, game_hashes};
+use crate::rules::{Game, Move};
+
+/// The most lines one analysis reports.
+pub const MAX_LINES: usize = 8;
+
+/// One line: a first move, what follows, and its score.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisLine {
+    /// Side to move's view.
+    pub score: Score,
+    /// The line, its first move first.
+    pub pv: Vec<Move>,
+}
+
+/// What a completed depth found.
+#[derive(Clone, Debug)]
+pub struct AnalysisUpdate {
+    pub depth: u32,
+    /// Best first, with distinct first moves.
+    pub lines: Vec<AnalysisLine>,
+    /// Positions visited so far.
+    pub nodes: u64,
+    /// Time spent so far.
+    pub elapsed: Duration,
+}
+
+impl Engine {
+    /// Analyses the game's position: up to `lines` (at most [`MAX_LINES`])
+    /// lines, deepening until the limits or `stop`, calling `on_depth` after
+    /// every completed depth. Returns the last completed depth; `None` when
+    /// the game is over or the deadline came before depth 1 completed.
+    pub fn analyse(
+        &self,
+        game: &Game,
+        limits: &Limits,
+        lines: usize,
+        stop: &AtomicBool,
+        mut on_depth: impl FnMut(&AnalysisUpdate),
+    ) -> Option<AnalysisUpdate> {
+        let root = *game.position();
+        if root.status().is_over() || game.status().is_over() {
+            return None;
+        }
+        let lines = lines.clamp(1, MAX_LINES).min(root.legal_moves().len());
+        let mut workspace = self.take_workspace();
+        let clock = Clock::new(limits, stop);
+        let started = clock.started();
+        let mut searcher = Searcher::new(
+            &mut workspace,
+            clock,
+            root.variant().rules,
+            game_hashes(game),
+            &self.config.weights,
+            0,
+            0,
+        );
+        let mut last: Option<AnalysisUpdate> = None;
+        for depth in 1.. {
+            searcher.excluded_root_moves.clear();
+            let mut found = Vec::with_capacity(lines);
+            for line in 0..lines {
+                let previous = last
+                    .as_ref()
+                    .and_then(|update| update.lines.get(line))
+                    .map(|line| line.score.as_i32());
+                let Some((score, pv)) = searcher.search_root(&root, depth, previous) else {
+                    break;
+                };
+                let Some(&first) = pv.first() else { break };
+                searcher.excluded_root_moves.push(first);
+                found.push(AnalysisLine {
+                    score: Score::new(score),
+                    pv,
+                });
+            }
+            if found.len() < lines || (depth == 1 && searcher.clock.past_deadline()) {
+                break;
+            }
+            found.sort_by_key(|line| std::cmp::Reverse(line.score));
+            let update = AnalysisUpdate {
+                depth: depth as u32,
+                lines: found,
+                nodes: searcher.nodes,
+                elapsed: started.elapsed(),
+            };
+            on_depth(&update);
+            searcher.clock.may_stop_soft = true;
+            // Every line a forced result within the horizon: deeper search cannot change them.
+            let all_proven = update.lines.iter().all(|line| {
+                let score = line.score.as_i32().abs();
+                score >= WIN_BOUND && WIN - score <= depth
+            });
+            let nodes = searcher.nodes;
+            last = Some(update);
+            if all_proven || !searcher.clock.may_start_iteration(depth as u32, nodes) {
+                break;
+            }
+        }
+        drop(searcher);
+        self.give_back_workspace(workspace);
+        last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Rules, Variant};
+
+    #[test]
+    fn lines_have_distinct_first_moves_best_first_and_depths_increase() {
+        let engine = Engine::new(super::super::EngineConfig {
+            hash_mb: 1,
+            ..Default::default()
+        });
+        let game = Game::new(Variant::standard(Rules::Copenhagen));
+        let limits = Limits {
+            max_depth: Some(3),
+            ..Limits::default()
+        };
+        let mut depths = Vec::new();
+        let last = engine
+            .analyse(&game, &limits, 4, &AtomicBool::new(false), |update| {
+                depths.push(update.depth);
+                let firsts: std::collections::HashSet<Move> =
+                    update.lines.iter().map(|line| line.pv[0]).collect();
+                assert_eq!(firsts.len(), 4);
+                assert!(update.lines.windows(2).all(|w| w[0].score >= w[1].score));
+            })
+            .expect("depth 1 completes");
+        assert_eq!(depths, [1, 2, 3]);
+        assert_eq!(last.depth, 3);
+        for line in &last.lines {
+            let mut position = *game.position();
+            for &mv in &line.pv {
+                position.play(mv).expect("every pv move is legal");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stopped_analysis_ends_at_once() {
+        let engine = Engine::new(super::super::EngineConfig {
+            hash_mb: 1,
+            ..Default::default()
+        });
+        let game = Game::new(Variant::standard(Rules::Copenhagen));
+        let stop = AtomicBool::new(true);
+        let result = engine.analyse(&game, &Limits::default(), 2, &stop, |_| {});
+        // Depth 1 completes only if the stop came after it; with the flag up from the start it may not.
+        assert!(result.is_none_or(|update| update.depth == 1));
+    }
+}

@@ -1,0 +1,158 @@
+//! Analyze: a live analysis, one update per completed depth, streamed while
+//! the search runs on the pool (it holds its slot until it ends).
+//!
+//! The search stops when the stream goes away (the caller cancelled, or the
+//! transport cut the call at its deadline): the stream owns the stop flag.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+use tonic::codegen::tokio_stream::Stream;
+use tonic::{Request, Status};
+
+use crate::rules::Position;
+use crate::search::{AnalysisUpdate, Limits, MAX_LINES};
+
+use super::{State, StopOnDrop};
+use crate::service::convert;
+use crate::service::error::{Reason, ServiceError};
+use crate::service::limits::{any_limit, call_deadline, expected_search_time, search_limits};
+use crate::service::pb;
+
+/// More than the deepest search has depths, so sending never waits on a slow reader.
+const UPDATES_BUFFERED: usize = 64;
+
+/// The updates of one analysis; dropping it stops the search.
+pub struct AnalysisStream {
+    updates: mpsc::Receiver<Result<pb::AnalyzeResponse, Status>>,
+    _stop: StopOnDrop,
+}
+
+impl Stream for AnalysisStream {
+    type Item = Result<pb::AnalyzeResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.updates.poll_recv(cx)
+    }
+}
+
+#[tracing::instrument(name = "Analyze", skip_all, fields(variant, board_size, ply, multi_pv))]
+pub(super) async fn handle(
+    state: Arc<State>,
+    request: Request<pb::AnalyzeRequest>,
+) -> Result<AnalysisStream, ServiceError> {
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let mut request = request.into_inner();
+    let lines = request.multi_pv.max(1) as usize;
+    if lines > MAX_LINES {
+        return Err(ServiceError::invalid(
+            "multi_pv",
+            Reason::BadLimits,
+            format!(
+                "{} lines is more than the {MAX_LINES} an analysis reports",
+                request.multi_pv
+            ),
+        ));
+    }
+    let limits = analysis_limits(request.limits.as_ref(), &state, deadline);
+    // Refused at once, before the replay, if it could not start in time.
+    let admission = state
+        .pool
+        .admit(expected_search_time(&limits, state.caps), deadline)?;
+    let game = super::replay(&state, request.game.take()).await?;
+    let span = super::record_game(&game);
+    span.record("multi_pv", lines);
+    let (sender, updates) = mpsc::channel(UPDATES_BUFFERED);
+    let stop = StopOnDrop::default();
+    let status = convert::status_to_proto(game.status());
+    if game.status().is_over() {
+        let _ = sender.try_send(Ok(pb::AnalyzeResponse {
+            r#final: true,
+            status: Some(status),
+            ..pb::AnalyzeResponse::default()
+        }));
+        return Ok(AnalysisStream {
+            updates,
+            _stop: stop,
+        });
+    }
+    let stop_flag = stop.flag();
+    // The pool raises it too, at the end of the shutdown's grace period.
+    let pool_stop = stop.flag();
+    let worker = Arc::clone(&state);
+    let errors = sender.clone();
+    tokio::spawn(async move {
+        let ran = state
+            .pool
+            .run(admission, pool_stop, move || {
+                let send = |update: &AnalysisUpdate, last: bool| {
+                    // Full never happens (see UPDATES_BUFFERED); closed means the caller left.
+                    let response = update_to_proto(game.position(), update, last, status);
+                    let _ = sender.try_send(Ok(response));
+                };
+                let last = worker
+                    .engine
+                    .analyse(&game, &limits, lines, &stop_flag, |update| {
+                        send(update, false);
+                    });
+                match last {
+                    Some(last) => send(&last, true),
+                    None => {
+                        let _ = sender.try_send(Err(ServiceError::DeadlineTooShort.into()));
+                    }
+                }
+            })
+            .await;
+        if let Err(error) = ran {
+            let _ = errors.try_send(Err(error.into()));
+        }
+    });
+    Ok(AnalysisStream {
+        updates,
+        _stop: stop,
+    })
+}
+
+/// The caller's limits capped by the server; no limits: the server's caps
+/// (an analysis runs until the cancel otherwise).
+fn analysis_limits(
+    given: Option<&pb::SearchLimits>,
+    state: &State,
+    deadline: Option<Instant>,
+) -> Limits {
+    if any_limit(given) {
+        return search_limits(given, state.caps, deadline);
+    }
+    Limits {
+        max_depth: Some(state.caps.depth),
+        max_nodes: Some(state.caps.nodes),
+        max_time: Some(state.caps.time),
+        deadline,
+    }
+}
+
+fn update_to_proto(
+    root: &Position,
+    update: &AnalysisUpdate,
+    last: bool,
+    status: pb::GameStatus,
+) -> pb::AnalyzeResponse {
+    pb::AnalyzeResponse {
+        depth: update.depth,
+        lines: update
+            .lines
+            .iter()
+            .map(|line| pb::AnalysisLine {
+                score: line.score.as_i32(),
+                pv: convert::pv_to_proto(root, &line.pv),
+            })
+            .collect(),
+        nodes: update.nodes,
+        time_ms: u32::try_from(update.elapsed.as_millis()).unwrap_or(u32::MAX),
+        r#final: last,
+        status: Some(status),
+    }
+}

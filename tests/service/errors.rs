@@ -1,0 +1,184 @@
+//! Every error class with its code and the field it names.
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_class_has_its_code_and_field() {
+    let mut server = TestServer::start_with(tafl::service::Config {
+        max_game_plies: 20,
+        ..test_config()
+    })
+    .await;
+    let client = &mut server.client;
+
+    // INVALID_ARGUMENT, one per field.
+    let legal = |game: pb::Game, square: &str| LegalMovesRequest {
+        game: Some(game),
+        square: square.to_owned(),
+    };
+    let mut bad_rules = copenhagen(&[]);
+    bad_rules.variant.as_mut().unwrap().rules = 42;
+    assert_invalid(
+        &client.legal_moves(legal(bad_rules, "")).await.unwrap_err(),
+        "game.variant.rules",
+    );
+    let bad_size = game(Rules::Copenhagen, 10, "", &[]);
+    assert_invalid(
+        &client.legal_moves(legal(bad_size, "")).await.unwrap_err(),
+        "game.variant.board_size",
+    );
+    let bad_start = game(Rules::Copenhagen, 0, "no such position", &[]);
+    assert_invalid(
+        &client.legal_moves(legal(bad_start, "")).await.unwrap_err(),
+        "game.start",
+    );
+    let two_kings = game(
+        Rules::Copenhagen,
+        0,
+        &setup(11, &["a4"], &["e5"], "f6", 'a').replace('T', "K"),
+        &[],
+    );
+    assert_invalid(
+        &client.legal_moves(legal(two_kings, "")).await.unwrap_err(),
+        "game.start",
+    );
+    let unreadable = copenhagen(&["d1-d2", "h6-i6", "nonsense"]);
+    assert_invalid(
+        &client.legal_moves(legal(unreadable, "")).await.unwrap_err(),
+        "game.moves[2]",
+    );
+    let illegal = copenhagen(&["d1-d2", "h6-h1"]);
+    let status = client.legal_moves(legal(illegal, "")).await.unwrap_err();
+    assert_invalid(&status, "game.moves[1]");
+    assert!(
+        status.message().starts_with("game.moves[1]: "),
+        "{}",
+        status.message()
+    );
+    let wrong_captures = copenhagen(&["d1-d2xe5"]);
+    assert_invalid(
+        &client
+            .legal_moves(legal(wrong_captures, ""))
+            .await
+            .unwrap_err(),
+        "game.moves[0]",
+    );
+    let too_long = copenhagen(&["d1-d2", "h6-i6", "d2-d1", "i6-h6"].repeat(6));
+    assert_invalid(
+        &client.legal_moves(legal(too_long, "")).await.unwrap_err(),
+        "game.moves",
+    );
+    assert_invalid(
+        &client
+            .legal_moves(legal(copenhagen(&[]), "q7"))
+            .await
+            .unwrap_err(),
+        "square",
+    );
+    let status = client
+        .apply_move(ApplyMoveRequest {
+            game: Some(copenhagen(&[])),
+            next_move: "f6-f3".to_owned(),
+            include_legal_moves: false,
+        })
+        .await
+        .unwrap_err();
+    assert_invalid(&status, "next_move");
+    let status = client
+        .suggest_move(SuggestMoveRequest {
+            level: 11,
+            ..SuggestMoveRequest::default()
+        })
+        .await
+        .unwrap_err();
+    assert_invalid(&status, "level");
+
+    // FAILED_PRECONDITION: a move after the end, in game.moves or next_move, and SuggestMove.
+    let escaped = setup(11, &["k6", "k7"], &[], "d1", 'd');
+    let over = game(Rules::Copenhagen, 0, &escaped, &["d1-a1", "k6-k5"]);
+    assert_game_over(
+        &client.legal_moves(legal(over, "")).await.unwrap_err(),
+        "game.moves[1]",
+    );
+    let over = game(Rules::Copenhagen, 0, &escaped, &["d1-a1"]);
+    let status = client
+        .apply_move(ApplyMoveRequest {
+            game: Some(over.clone()),
+            next_move: "k6-k5".to_owned(),
+            include_legal_moves: false,
+        })
+        .await
+        .unwrap_err();
+    assert_game_over(&status, "next_move");
+    let status = client
+        .suggest_move(SuggestMoveRequest {
+            game: Some(over),
+            ..SuggestMoveRequest::default()
+        })
+        .await
+        .unwrap_err();
+    assert_game_over(&status, "game");
+
+    // DEADLINE_EXCEEDED: not even depth 1 fits a 1 ms deadline.
+    let status = client
+        .suggest_move(with_timeout(
+            SuggestMoveRequest::default(),
+            Duration::from_millis(1),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{status:?}"
+    );
+    server.assert_alive().await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_search_queue_is_resource_exhausted_at_once() {
+    let _heavy = HEAVY.lock().await;
+    let server = TestServer::start_with(tafl::service::Config {
+        max_concurrent_searches: 1,
+        max_queued_searches: 1,
+        ..test_config()
+    })
+    .await;
+    let mut calls = Vec::new();
+    for _ in 0..6 {
+        let mut client = server.new_client().await;
+        calls.push(tokio::spawn(async move {
+            let started = Instant::now();
+            let reply = client
+                .evaluate(EvaluateRequest {
+                    game: Some(copenhagen(&[])),
+                    limits: Some(SearchLimits {
+                        max_time_ms: 700,
+                        max_depth: 30,
+                        ..SearchLimits::default()
+                    }),
+                })
+                .await;
+            (reply.map(|_| ()).map_err(|s| s.code()), started.elapsed())
+        }));
+    }
+    let mut ok = 0;
+    let mut exhausted = 0;
+    for call in calls {
+        match call.await.unwrap() {
+            (Ok(()), _) => ok += 1,
+            (Err(Code::ResourceExhausted), elapsed) => {
+                exhausted += 1;
+                assert!(
+                    elapsed < Duration::from_millis(600),
+                    "refused at once, not after {elapsed:?}"
+                );
+            }
+            (Err(code), _) => panic!("unexpected {code:?}"),
+        }
+    }
+    assert!(ok >= 2, "one running and one queued search finish ({ok})");
+    assert!(exhausted >= 1, "the rest are refused ({exhausted})");
+    server.assert_alive().await;
+    server.stop().await;
+}

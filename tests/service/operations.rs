@@ -1,0 +1,187 @@
+//! Health, reflection, draining and shutdown, in-process and of the real binary.
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_and_reflection_are_served() {
+    use tonic::codegen::tokio_stream;
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::{HealthCheckRequest, health_check_response::ServingStatus};
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+
+    let server = TestServer::start().await;
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut health = HealthClient::new(channel.clone());
+    for service in ["", "tafl.v1.TaflService"] {
+        let reply = health
+            .check(HealthCheckRequest {
+                service: service.to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(reply.status(), ServingStatus::Serving, "{service:?}");
+    }
+
+    let mut reflection = ServerReflectionClient::new(channel);
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut replies = reflection
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let reply = replies.message().await.unwrap().unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = reply.message_response else {
+        panic!("{reply:?}");
+    };
+    let names: BTreeSet<String> = list.service.into_iter().map(|s| s.name).collect();
+    for expected in ["tafl.v1.TaflService", "grpc.health.v1.Health"] {
+        assert!(names.contains(expected), "{names:?}");
+    }
+
+    // Older tools speak v1alpha; it knows the same services and their files.
+    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient as AlphaClient;
+    use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest as AlphaRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse as AlphaResponse;
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let request = tonic_reflection::pb::v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(AlphaRequest::FileContainingSymbol(
+            "tafl.v1.TaflService".to_owned(),
+        )),
+    };
+    let mut replies = AlphaClient::new(channel)
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let reply = replies.message().await.unwrap().unwrap();
+    let Some(AlphaResponse::FileDescriptorResponse(files)) = reply.message_response else {
+        panic!("{reply:?}");
+    };
+    assert!(!files.file_descriptor_proto.is_empty());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_drains_then_lets_calls_finish() {
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::{HealthCheckRequest, health_check_response::ServingStatus};
+
+    let _heavy = HEAVY.lock().await;
+    let mut server = TestServer::start_with(tafl::service::Config {
+        drain_delay_ms: 400,
+        ..test_config()
+    })
+    .await;
+    let mut client = server.new_client().await;
+    let search = tokio::spawn(async move {
+        client
+            .evaluate(EvaluateRequest {
+                game: Some(copenhagen(&[])),
+                limits: Some(SearchLimits {
+                    max_time_ms: 1200,
+                    ..SearchLimits::default()
+                }),
+            })
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let addr = server.addr;
+    let running = server.server.take().unwrap();
+    let stopping = tokio::spawn(async move { running.shutdown().await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Draining: health says NOT_SERVING, calls are still answered.
+    let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let reply = HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: "tafl.v1.TaflService".to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.status(), ServingStatus::NotServing);
+    // The search in flight finishes with its answer.
+    let evaluated = search.await.unwrap().expect("the in-flight call finishes");
+    assert!(evaluated.into_inner().depth >= 1);
+    stopping.await.unwrap().expect("clean shutdown");
+    // And the port no longer takes calls.
+    let after = tonic::transport::Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect_timeout(Duration::from_millis(500))
+        .connect()
+        .await;
+    assert!(after.is_err(), "still accepting after shutdown");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_serves_and_exits_0_on_sigterm() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
+        .env("TAFL_LISTEN", format!("127.0.0.1:{port}"))
+        .env("TAFL_HASH_MB", "4")
+        .env("RUST_LOG", "warn")
+        .spawn()
+        .expect("tafl starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let channel = loop {
+        match tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+            .unwrap()
+            .connect()
+            .await
+        {
+            Ok(channel) => break channel,
+            Err(_) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            Err(error) => panic!("tafl never listened: {error}"),
+        }
+    };
+    HealthClient::new(channel)
+        .check(HealthCheckRequest::default())
+        .await
+        .expect("health answers");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "exit status {status:?}");
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("tafl did not stop on SIGTERM");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
