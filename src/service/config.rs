@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -67,6 +68,37 @@ pub struct Config {
     #[arg(long, env = "TAFL_SHUTDOWN_GRACE_MS", default_value_t = 15_000)]
     pub shutdown_grace_ms: u64,
 
+    /// HTTP/2 streams (calls, Watch streams) one connection may hold open at once; past that
+    /// the client must wait (a well-behaved client does) or its new streams are refused.
+    #[arg(long, env = "TAFL_MAX_STREAMS_PER_CONNECTION", default_value_t = 128)]
+    pub max_streams_per_connection: u32,
+
+    /// Open connections the server holds at once; past that, new ones wait in the listen backlog.
+    #[arg(long, env = "TAFL_MAX_CONNECTIONS", default_value_t = 512)]
+    pub max_connections: usize,
+
+    /// A new connection that has not started a call within this long (TLS handshake, HTTP/2
+    /// preface and first request included) is closed (milliseconds).
+    #[arg(long, env = "TAFL_HANDSHAKE_TIMEOUT_MS", default_value_t = 10_000)]
+    pub handshake_timeout_ms: u64,
+
+    /// A connection with no call open for this long is closed (milliseconds).
+    #[arg(long, env = "TAFL_IDLE_TIMEOUT_MS", default_value_t = 300_000)]
+    pub idle_timeout_ms: u64,
+
+    /// How often the server pings a connection to check the peer is still there (milliseconds).
+    #[arg(long, env = "TAFL_KEEPALIVE_INTERVAL_MS", default_value_t = 30_000)]
+    pub keepalive_interval_ms: u64,
+
+    /// A ping unanswered this long closes the connection (milliseconds).
+    #[arg(long, env = "TAFL_KEEPALIVE_TIMEOUT_MS", default_value_t = 10_000)]
+    pub keepalive_timeout_ms: u64,
+
+    /// Long games (LegalMoves, ApplyMove ...) replayed at once on their own threads, away from
+    /// the threads that answer health checks; 0: half the CPU cores, at least one.
+    #[arg(long, env = "TAFL_REPLAY_THREADS", default_value_t = 0)]
+    pub replay_threads: usize,
+
     /// OTLP/gRPC collector to export traces and metrics to (`http://host:4317`);
     /// unset: OTEL_EXPORTER_OTLP_ENDPOINT, and if that is unset too, logs only.
     #[arg(long, env = "TAFL_OTLP_ENDPOINT")]
@@ -91,28 +123,16 @@ pub struct Config {
 }
 
 impl Default for Config {
+    /// The flags' own defaults, from the one place they are written (the
+    /// `#[arg]` attributes above), whatever the environment says.
     fn default() -> Self {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 50051)),
-            search_threads: 0,
-            max_concurrent_searches: 0,
-            max_queued_searches: 64,
-            hash_mb: 64,
-            max_game_plies: 4096,
-            max_message_bytes: 4 << 20,
-            max_search_depth: 32,
-            max_search_time_ms: 10_000,
-            max_search_nodes: 200_000_000,
-            deadline_margin_ms: 10,
-            deadline_margin_percent: 15,
-            drain_delay_ms: 0,
-            shutdown_grace_ms: 15_000,
-            otlp_endpoint: None,
-            tls_cert: None,
-            tls_key: None,
-            tls_client_ca: None,
-            eval_net: None,
-        }
+        use clap::{Args, FromArgMatches};
+        let command =
+            Config::augment_args(clap::Command::new("tafl")).mut_args(|arg| arg.env(None::<&str>));
+        let matches = command
+            .try_get_matches_from(["tafl"])
+            .expect("every flag has a default or is optional");
+        Config::from_arg_matches(&matches).expect("the defaults parse")
     }
 }
 
@@ -122,7 +142,7 @@ impl Config {
         if self.search_threads > 0 {
             self.search_threads
         } else {
-            std::thread::available_parallelism().map_or(2, NonZeroUsize::get)
+            cpu_cores()
         }
     }
 
@@ -144,6 +164,190 @@ impl Config {
     pub fn shutdown_grace(&self) -> Duration {
         Duration::from_millis(self.shutdown_grace_ms)
     }
+
+    /// Replay threads with 0 resolved to half the CPU cores (at least one): a
+    /// flood of long games then leaves the other half to the async runtime.
+    pub fn replay_threads(&self) -> usize {
+        if self.replay_threads > 0 {
+            self.replay_threads
+        } else {
+            (cpu_cores() / 2).max(1)
+        }
+    }
+
+    /// Checks every value against what makes sense, the transposition tables
+    /// against the memory there is, and every duration against an upper bound.
+    ///
+    /// # Errors
+    /// The first value out of range, with a sentence naming its flag.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        const HOUR_MS: u64 = 3_600_000;
+        let counts: [(&'static str, u64, RangeInclusive<u64>); 11] = [
+            ("--search-threads", as_u64(self.search_threads), 0..=1024),
+            (
+                "--max-concurrent-searches",
+                as_u64(self.max_concurrent_searches),
+                0..=1024,
+            ),
+            (
+                "--max-queued-searches",
+                as_u64(self.max_queued_searches),
+                0..=100_000,
+            ),
+            ("--hash-mb", as_u64(self.hash_mb), 1..=1 << 20),
+            ("--max-game-plies", as_u64(self.max_game_plies), 1..=100_000),
+            (
+                "--max-message-bytes",
+                as_u64(self.max_message_bytes),
+                1024..=256 << 20,
+            ),
+            (
+                "--max-search-depth",
+                u64::from(self.max_search_depth),
+                1..=255,
+            ),
+            ("--max-search-nodes", self.max_search_nodes, 1..=u64::MAX),
+            (
+                "--max-streams-per-connection",
+                u64::from(self.max_streams_per_connection),
+                1..=10_000,
+            ),
+            (
+                "--max-connections",
+                as_u64(self.max_connections),
+                1..=1_000_000,
+            ),
+            ("--replay-threads", as_u64(self.replay_threads), 0..=1024),
+        ];
+        let durations: [(&'static str, u64, RangeInclusive<u64>); 9] = [
+            ("--max-search-time-ms", self.max_search_time_ms, 1..=HOUR_MS),
+            ("--deadline-margin-ms", self.deadline_margin_ms, 0..=60_000),
+            ("--drain-delay-ms", self.drain_delay_ms, 0..=HOUR_MS),
+            ("--shutdown-grace-ms", self.shutdown_grace_ms, 0..=HOUR_MS),
+            (
+                "--handshake-timeout-ms",
+                self.handshake_timeout_ms,
+                1..=HOUR_MS,
+            ),
+            ("--idle-timeout-ms", self.idle_timeout_ms, 1..=24 * HOUR_MS),
+            (
+                "--keepalive-interval-ms",
+                self.keepalive_interval_ms,
+                1..=24 * HOUR_MS,
+            ),
+            (
+                "--keepalive-timeout-ms",
+                self.keepalive_timeout_ms,
+                1..=HOUR_MS,
+            ),
+            (
+                "--deadline-margin-percent",
+                u64::from(self.deadline_margin_percent),
+                0..=100,
+            ),
+        ];
+        for (flag, value, range) in counts.into_iter().chain(durations) {
+            if !range.contains(&value) {
+                return Err(ConfigError::OutOfRange {
+                    flag,
+                    value,
+                    low: *range.start(),
+                    high: *range.end(),
+                });
+            }
+        }
+        self.check_tables_fit(available_memory())
+    }
+
+    /// Every running search holds a table of `--hash-mb`: all of them at once
+    /// must fit in `available` bytes, or the first busy moment aborts the process.
+    fn check_tables_fit(&self, available: Option<u64>) -> Result<(), ConfigError> {
+        let searches = as_u64(self.max_concurrent_searches());
+        let needed = as_u64(self.hash_mb)
+            .saturating_mul(1 << 20)
+            .saturating_mul(searches);
+        match available {
+            Some(available) if needed > available => Err(ConfigError::TablesTooLarge {
+                hash_mb: self.hash_mb,
+                searches,
+                needed_mb: needed >> 20,
+                available_mb: available >> 20,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A configuration value the server will not start with.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    /// A value outside the range that makes sense for its flag.
+    #[error("{flag} {value}: must be between {low} and {high}")]
+    OutOfRange {
+        /// The flag, as typed on the command line.
+        flag: &'static str,
+        /// The value given.
+        value: u64,
+        /// The least value allowed.
+        low: u64,
+        /// The greatest value allowed.
+        high: u64,
+    },
+    /// The transposition tables of the searches that may run at once do not fit in memory.
+    #[error(
+        "--hash-mb {hash_mb}: {searches} searches at once would need {needed_mb} MiB of \
+         transposition tables, but only {available_mb} MiB of memory is available; \
+         lower --hash-mb or --max-concurrent-searches"
+    )]
+    TablesTooLarge {
+        /// The table size asked for, in MiB.
+        hash_mb: usize,
+        /// Searches that may run at once.
+        searches: u64,
+        /// What they would need together, in MiB.
+        needed_mb: u64,
+        /// What the machine (or the container's limit) has, in MiB.
+        available_mb: u64,
+    },
+}
+
+fn as_u64(value: usize) -> u64 {
+    u64::try_from(value).unwrap_or(u64::MAX)
+}
+
+fn cpu_cores() -> usize {
+    std::thread::available_parallelism().map_or(2, NonZeroUsize::get)
+}
+
+/// The memory this process may still use, in bytes: the machine's available
+/// memory, or the container's limit (cgroup v2, then v1) if that is lower;
+/// `None` where neither can be read.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let machine = meminfo.as_deref().and_then(|text| {
+        let line = text
+            .lines()
+            .find(|line| line.starts_with("MemAvailable:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib.saturating_mul(1024))
+    });
+    // "max" (no limit) and unreadable files give no number, so only a real limit counts.
+    let container = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .find_map(|path| {
+        std::fs::read_to_string(path)
+            .ok()?
+            .trim()
+            .parse::<u64>()
+            .ok()
+    });
+    match (machine, container) {
+        (Some(machine), Some(container)) => Some(machine.min(container)),
+        (machine, container) => machine.or(container),
+    }
 }
 
 #[cfg(test)]
@@ -164,13 +368,54 @@ mod tests {
     }
 
     #[test]
-    fn flag_defaults_match_default() {
-        // Unless the environment sets them (CI does not).
-        if std::env::vars().any(|(name, _)| name.starts_with("TAFL_")) {
-            return;
-        }
-        let parsed = format!("{:?}", parse(&[]));
-        assert_eq!(parsed, format!("{:?}", Config::default()));
+    fn defaults_are_the_flags_own_and_valid() {
+        let defaults = Config::default();
+        assert_eq!(defaults.listen, SocketAddr::from(([127, 0, 0, 1], 50051)));
+        assert_eq!(defaults.max_game_plies, 4096);
+        assert_eq!(defaults.otlp_endpoint, None);
+        assert_eq!(defaults.validate(), Ok(()));
+    }
+
+    #[test]
+    fn values_out_of_range_name_their_flag() {
+        let refused = |config: Config| config.validate().unwrap_err().to_string();
+        let message = refused(Config {
+            drain_delay_ms: u64::MAX,
+            ..Config::default()
+        });
+        assert!(message.starts_with("--drain-delay-ms 18446744073709551615: must be between"));
+        let message = refused(Config {
+            max_streams_per_connection: 0,
+            ..Config::default()
+        });
+        assert!(
+            message.starts_with("--max-streams-per-connection 0:"),
+            "{message}"
+        );
+        let message = refused(Config {
+            hash_mb: usize::MAX,
+            ..Config::default()
+        });
+        assert!(message.starts_with("--hash-mb "), "{message}");
+    }
+
+    #[test]
+    fn tables_must_fit_in_memory() {
+        let config = Config {
+            hash_mb: 64,
+            max_concurrent_searches: 4,
+            ..Config::default()
+        };
+        assert_eq!(config.check_tables_fit(Some(256 << 20)), Ok(()));
+        assert_eq!(config.check_tables_fit(None), Ok(()));
+        let message = config
+            .check_tables_fit(Some(255 << 20))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("--hash-mb 64: 4 searches at once would need 256 MiB"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -122,7 +122,11 @@ pub enum ServiceError {
     #[error(
         "the server is busy: {waiting} searches are already running or waiting; try again later"
     )]
-    Busy { waiting: usize },
+    Busy {
+        waiting: usize,
+        /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).
+        retry_after: std::time::Duration,
+    },
 
     /// Not even a depth-1 search fits the call's deadline.
     #[error("the deadline leaves no time for even a depth-1 search")]
@@ -249,11 +253,21 @@ impl From<ServiceError> for Status {
                 error_info(&mut details, Reason::GameOver, Some(&subject), ply);
                 details.add_precondition_failure_violation(GAME_OVER, subject, description);
             }
-            ServiceError::Busy { .. } => {
+            ServiceError::Busy { retry_after, .. } => {
                 error_info(&mut details, Reason::Overloaded, None, None);
+                details.set_retry_info(Some(retry_after));
+                let mut status = Status::with_error_details(code, message, details);
+                // gRPC clients' own retry logic reads this trailer.
+                if let Ok(value) = retry_after.as_millis().max(1).to_string().parse() {
+                    status
+                        .metadata_mut()
+                        .insert("grpc-retry-pushback-ms", value);
+                }
+                return status;
             }
             ServiceError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
+                super::telemetry::mark_server_fault();
                 return Status::internal("internal error");
             }
             ServiceError::DeadlineTooShort | ServiceError::ShuttingDown => {
@@ -314,11 +328,24 @@ mod tests {
 
     #[test]
     fn busy_is_overloaded() {
-        let status = Status::from(ServiceError::Busy { waiting: 3 });
+        let status = Status::from(ServiceError::Busy {
+            waiting: 3,
+            retry_after: std::time::Duration::from_millis(1500),
+        });
         assert_eq!(status.code(), Code::ResourceExhausted);
         let info = status.get_details_error_info().expect("error info");
         assert_eq!(info.reason, "OVERLOADED");
         assert_eq!(info.metadata["kind"], "overloaded");
+        // And when to retry.
+        let retry = status.get_details_retry_info().expect("retry info");
+        assert_eq!(
+            retry.retry_delay,
+            Some(std::time::Duration::from_millis(1500))
+        );
+        assert_eq!(
+            status.metadata().get("grpc-retry-pushback-ms").unwrap(),
+            "1500"
+        );
     }
 
     #[test]

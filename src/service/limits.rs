@@ -67,6 +67,20 @@ pub fn search_limits(
     }
 }
 
+/// What a search without a time bound is expected to take, for admission:
+/// full strength thinks this long when given no bound (levels 1-9 stop on
+/// depth and nodes, in less).
+pub const UNTIMED_SEARCH_ESTIMATE: Duration = Duration::from_secs(1);
+
+/// How long a search with these limits is expected to hold its slot (the
+/// deadline, if shorter, is applied by admission).
+pub fn expected_search_time(limits: &Limits, caps: SearchCaps) -> Duration {
+    limits
+        .max_time
+        .unwrap_or(UNTIMED_SEARCH_ESTIMATE)
+        .min(caps.time)
+}
+
 /// The most the proportional part of the deadline margin takes.
 pub const MAX_PROPORTIONAL_MARGIN: Duration = Duration::from_millis(250);
 

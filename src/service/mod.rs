@@ -15,9 +15,11 @@
 
 pub mod codec;
 pub mod config;
+pub mod connection;
 pub mod convert;
 pub mod error;
 pub mod handlers;
+pub mod health;
 pub mod limits;
 pub mod pool;
 pub mod shutdown;
@@ -26,15 +28,15 @@ pub mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-pub use config::Config;
+pub use config::{Config, ConfigError};
 pub use error::ServiceError;
 pub use handlers::{State, TaflApi};
 
@@ -54,6 +56,9 @@ pub const SERVICE_NAME: &str = "tafl.v1.TaflService";
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// A configuration value out of range.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// The listen address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -97,7 +102,9 @@ pub fn service(state: Arc<State>) -> pb::tafl_service_server::TaflServiceServer<
 pub struct Server {
     local_addr: SocketAddr,
     config: Config,
+    state: Arc<State>,
     health: HealthReporter,
+    health_drain: health::HealthDrain,
     stop: oneshot::Sender<()>,
     task: JoinHandle<Result<(), tonic::transport::Error>>,
 }
@@ -107,8 +114,10 @@ impl Server {
     /// background: the tafl service, health and reflection v1 and v1alpha.
     ///
     /// # Errors
-    /// The address cannot be bound, or the reflection descriptors are broken.
+    /// A configuration value is out of range, the address cannot be bound,
+    /// or the reflection descriptors are broken.
     pub async fn start(config: Config) -> Result<Server, ServeError> {
+        config.validate()?;
         let listener =
             TcpListener::bind(config.listen)
                 .await
@@ -121,7 +130,8 @@ impl Server {
             source,
         })?;
 
-        let (health, health_service) = tonic_health::server::health_reporter();
+        let health = HealthReporter::new();
+        let (health_service, health_drain) = health::service(&health);
         health.set_service_status("", ServingStatus::Serving).await;
         health
             .set_service_status(SERVICE_NAME, ServingStatus::Serving)
@@ -139,17 +149,22 @@ impl Server {
         let network = eval_network(&config)?;
         let state = Arc::new(State::new(config.clone(), network));
         let (stop, stopped) = oneshot::channel::<()>();
-        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-        let mut builder = tonic::transport::Server::builder();
+        let incoming =
+            connection::incoming(listener, connection::ConnectionLimits::from_config(&config));
+        let mut builder = tonic::transport::Server::builder()
+            .max_concurrent_streams(config.max_streams_per_connection)
+            .http2_keepalive_interval(Some(Duration::from_millis(config.keepalive_interval_ms)))
+            .http2_keepalive_timeout(Some(Duration::from_millis(config.keepalive_timeout_ms)));
         if let Some(tls) = tls::server_config(&config)? {
             builder = builder.tls_config(tls)?;
         }
         let router = builder
+            .layer(connection::CallTrackingLayer)
             .layer(telemetry::layer())
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)
-            .add_service(service(state));
+            .add_service(service(Arc::clone(&state)));
         let task = tokio::spawn(router.serve_with_incoming_shutdown(incoming, async {
             // A dropped sender stops the server too.
             let _ = stopped.await;
@@ -162,7 +177,9 @@ impl Server {
         Ok(Server {
             local_addr,
             config,
+            state,
             health,
+            health_drain,
             stop,
             task,
         })
@@ -182,9 +199,11 @@ impl Server {
         self.shutdown().await
     }
 
-    /// Stops gracefully: health turns NOT_SERVING (for the drain delay while
-    /// calls are still taken), then no new calls, and in-flight calls get the
-    /// grace period to finish; past it the server stops anyway.
+    /// Stops gracefully: health turns NOT_SERVING and Watch streams end
+    /// (calls are still taken for the drain delay), then no new calls, and
+    /// in-flight calls get the grace period to finish. At its end running
+    /// searches are told to stop and answer with their best move so far;
+    /// [`STOP_FLUSH`] later the server stops whatever still runs.
     ///
     /// # Errors
     /// The transport failed.
@@ -196,25 +215,35 @@ impl Server {
         self.health
             .set_service_status(SERVICE_NAME, ServingStatus::NotServing)
             .await;
+        self.health_drain.end_watches();
         tokio::time::sleep(self.config.drain_delay()).await;
         let _ = self.stop.send(());
         let mut task = self.task;
-        match tokio::time::timeout(self.config.shutdown_grace(), &mut task).await {
-            Ok(result) => {
-                result??;
-                tracing::info!("all calls finished; stopped");
-            }
-            Err(_) => {
-                tracing::warn!(
-                    grace_ms = self.config.shutdown_grace_ms,
-                    "calls still running after the grace period; stopping anyway"
-                );
-                task.abort();
-            }
+        if let Ok(result) = tokio::time::timeout(self.config.shutdown_grace(), &mut task).await {
+            result??;
+            tracing::info!("all calls finished; stopped");
+            return Ok(());
+        }
+        tracing::warn!(
+            grace_ms = self.config.shutdown_grace_ms,
+            "calls still running after the grace period; searches answer with what they have"
+        );
+        self.state.pool.stop_all();
+        if let Ok(result) = tokio::time::timeout(STOP_FLUSH, &mut task).await {
+            result??;
+            tracing::info!("the last calls finished; stopped");
+        } else {
+            tracing::warn!("calls still running; stopping anyway");
+            task.abort();
         }
         Ok(())
     }
 }
+
+/// How long, past the grace period, stopped searches have to send their
+/// answers before the server stops anyway: `tafl serve` ends within the
+/// drain delay + the grace period + this + a few milliseconds.
+pub const STOP_FLUSH: Duration = Duration::from_millis(80);
 
 /// The evaluation network `config.eval_net` names, read and checked (`None` when it names none).
 ///

@@ -7,8 +7,9 @@
 //! Each call gets a server span named after the method
 //! (`tafl.v1.TaflService/ApplyMove`) with `rpc.*` attributes and the gRPC
 //! status code; the handler's own span (variant, board size, ply, level,
-//! depth, nodes ...) sits inside it. Every call also counts into three OTLP
-//! metrics: `rpc.server.requests`, `rpc.server.errors` (any code but OK)
+//! depth, nodes ...) sits inside it. Every call also counts into four OTLP
+//! metrics: `rpc.server.requests`, `rpc.server.errors` (any code but OK),
+//! `rpc.server.faults` (the server's fault: see [`mark_server_fault`])
 //! and the histogram `rpc.server.duration` (milliseconds), each by method
 //! and code; without a collector the same figures go to the log as a
 //! `debug` event per call.
@@ -19,6 +20,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -176,6 +178,7 @@ impl Telemetry {
 struct Instruments {
     requests: Counter<u64>,
     errors: Counter<u64>,
+    faults: Counter<u64>,
     duration_ms: Histogram<f64>,
 }
 
@@ -190,6 +193,12 @@ impl Instruments {
             errors: meter
                 .u64_counter("rpc.server.errors")
                 .with_description("tafl.v1 calls answered with a code other than OK")
+                .build(),
+            faults: meter
+                .u64_counter("rpc.server.faults")
+                .with_description(
+                    "tafl.v1 calls that failed by the server's fault, not the caller's",
+                )
                 .build(),
             duration_ms: meter
                 .f64_histogram("rpc.server.duration")
@@ -274,7 +283,11 @@ where
         let _ = span.set_parent(parent);
         let instruments = Arc::clone(&self.instruments);
         let started = Instant::now();
-        let call = inner.call(request).instrument(span.clone());
+        let marked_fault = Arc::new(AtomicBool::new(false));
+        let call = SERVER_FAULT.scope(
+            Arc::clone(&marked_fault),
+            inner.call(request).instrument(span.clone()),
+        );
         Box::pin(async move {
             let result = call.await;
             let code = match &result {
@@ -289,7 +302,8 @@ where
             };
             let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
             span.record("rpc.grpc.status_code", code);
-            if is_server_fault(code) {
+            let fault = is_server_fault(code, marked_fault.load(Ordering::Relaxed));
+            if fault {
                 span.record("otel.status_code", "ERROR");
             }
             let attributes = [
@@ -300,11 +314,15 @@ where
             if code != 0 {
                 instruments.errors.add(1, &attributes);
             }
+            if fault {
+                instruments.faults.add(1, &attributes);
+            }
             instruments.duration_ms.record(elapsed_ms, &attributes);
             tracing::debug!(
                 parent: &span,
                 rpc = method.as_str(),
                 code = %tonic::Code::from_i32(code).description(),
+                fault,
                 elapsed_ms,
                 "answered"
             );
@@ -313,15 +331,32 @@ where
     }
 }
 
-/// The codes OpenTelemetry's gRPC conventions mark a server span as an
-/// error for: the server's fault, not the caller's.
-fn is_server_fault(code: i32) -> bool {
+tokio::task_local! {
+    /// Raised by [`mark_server_fault`] while the call it belongs to runs.
+    static SERVER_FAULT: Arc<AtomicBool>;
+}
+
+/// Marks the call being answered as failed by our fault (a bug), not the
+/// caller's: its INTERNAL then counts in `rpc.server.faults` and marks the span.
+pub fn mark_server_fault() {
+    let _ = SERVER_FAULT.try_with(|fault| fault.store(true, Ordering::Relaxed));
+}
+
+/// Whether a call answered with `code` failed by the server's fault, as
+/// OpenTelemetry's gRPC conventions mark server spans. INTERNAL only when the
+/// service itself said so ([`mark_server_fault`]): the transport answers
+/// INTERNAL to a caller's broken framing too (an empty body, a truncated
+/// message, an unknown compressed flag), as the gRPC spec requires, and that
+/// is the caller's fault.
+fn is_server_fault(code: i32, marked: bool) -> bool {
     use tonic::Code;
+    if code == Code::Internal as i32 {
+        return marked;
+    }
     [
         Code::Unknown,
         Code::DeadlineExceeded,
         Code::Unimplemented,
-        Code::Internal,
         Code::Unavailable,
         Code::DataLoss,
     ]

@@ -4,6 +4,7 @@
 //! server starts, handed to rustls and never logged or kept in `Debug` output.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
@@ -42,7 +43,10 @@ pub fn server_config(config: &Config) -> Result<Option<ServerTlsConfig>, TlsFile
         return Ok(None);
     };
     let identity = Identity::from_pem(read("--tls-cert", cert)?, read("--tls-key", key)?);
-    let mut tls = ServerTlsConfig::new().identity(identity);
+    // A client that opens a connection and never finishes the handshake must not hold it.
+    let mut tls = ServerTlsConfig::new()
+        .identity(identity)
+        .timeout(Duration::from_millis(config.handshake_timeout_ms));
     if let Some(ca) = &config.tls_client_ca {
         tls = tls.client_ca_root(Certificate::from_pem(read("--tls-client-ca", ca)?));
     }

@@ -3,7 +3,10 @@
 //! into it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod long_game;
+pub mod process;
 pub mod random_games;
+pub mod raw_h2;
 pub mod real_game;
 pub mod reference;
 pub mod server;

@@ -19,7 +19,7 @@ use crate::search::{AnalysisUpdate, Limits, MAX_LINES};
 use super::{State, StopOnDrop};
 use crate::service::convert;
 use crate::service::error::{Reason, ServiceError};
-use crate::service::limits::{any_limit, call_deadline, search_limits};
+use crate::service::limits::{any_limit, call_deadline, expected_search_time, search_limits};
 use crate::service::pb;
 
 /// More than the deepest search has depths, so sending never waits on a slow reader.
@@ -45,7 +45,7 @@ pub(super) async fn handle(
     request: Request<pb::AnalyzeRequest>,
 ) -> Result<AnalysisStream, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let request = request.into_inner();
+    let mut request = request.into_inner();
     let lines = request.multi_pv.max(1) as usize;
     if lines > MAX_LINES {
         return Err(ServiceError::invalid(
@@ -57,7 +57,12 @@ pub(super) async fn handle(
             ),
         ));
     }
-    let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
+    let limits = analysis_limits(request.limits.as_ref(), &state, deadline);
+    // Refused at once, before the replay, if it could not start in time.
+    let admission = state
+        .pool
+        .admit(expected_search_time(&limits, state.caps), deadline)?;
+    let game = super::replay(&state, request.game.take()).await?;
     let span = super::record_game(&game);
     span.record("multi_pv", lines);
     let (sender, updates) = mpsc::channel(UPDATES_BUFFERED);
@@ -74,14 +79,15 @@ pub(super) async fn handle(
             _stop: stop,
         });
     }
-    let limits = analysis_limits(request.limits.as_ref(), &state, deadline);
     let stop_flag = stop.flag();
+    // The pool raises it too, at the end of the shutdown's grace period.
+    let pool_stop = stop.flag();
     let worker = Arc::clone(&state);
     let errors = sender.clone();
     tokio::spawn(async move {
         let ran = state
             .pool
-            .run(deadline, move || {
+            .run(admission, pool_stop, move || {
                 let send = |update: &AnalysisUpdate, last: bool| {
                     // Full never happens (see UPDATES_BUFFERED); closed means the caller left.
                     let response = update_to_proto(game.position(), update, last, status);

@@ -27,8 +27,11 @@ pub(super) async fn handle(
     request: Request<pb::EvaluateRequest>,
 ) -> Result<pb::EvaluateResponse, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let request = request.into_inner();
-    let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
+    let mut request = request.into_inner();
+    let admission = any_limit(request.limits.as_ref())
+        .then(|| super::admit(&state, request.limits.as_ref(), deadline))
+        .transpose()?;
+    let game = super::replay(&state, request.game.take()).await?;
     let span = super::record_game(&game);
     let status = game.status();
     let side_to_move = game.position().side_to_move();
@@ -38,24 +41,27 @@ pub(super) async fn handle(
         Status::Won { .. } => Some(-WON),
         Status::Drawn { .. } => Some(0),
     };
-    // A finished game, or no limits: an answer without a search.
-    let unsearched = match finished_score {
-        Some(score) => Some((score, 0)),
-        None if !any_limit(request.limits.as_ref()) => Some((search::evaluate(game.position()), 1)),
-        None => None,
+    // A finished game, or no limits (so no admission): an answer without a search.
+    let admission = match (finished_score, admission) {
+        (None, Some(admission)) => admission,
+        (finished_score, _) => {
+            let (score, nodes) = finished_score.map_or_else(
+                || (search::evaluate(game.position()), 1),
+                |score| (score, 0),
+            );
+            span.record("score", score);
+            return Ok(pb::EvaluateResponse {
+                status: Some(convert::status_to_proto(status)),
+                score,
+                pv: Vec::new(),
+                depth: 0,
+                nodes,
+            });
+        }
     };
-    if let Some((score, nodes)) = unsearched {
-        span.record("score", score);
-        return Ok(pb::EvaluateResponse {
-            status: Some(convert::status_to_proto(status)),
-            score,
-            pv: Vec::new(),
-            depth: 0,
-            nodes,
-        });
-    }
     let (report, pv) = super::search(
         &state,
+        admission,
         game,
         request.limits.as_ref(),
         Level::STRONGEST,

@@ -24,9 +24,9 @@ use super::error::ServiceError;
 use super::limits::search_limits;
 
 use super::config::Config;
-use super::limits::SearchCaps;
+use super::limits::{SearchCaps, expected_search_time};
 use super::pb;
-use super::pool::SearchPool;
+use super::pool::{Admission, ReplayPool, SearchPool};
 
 /// What every handler shares.
 pub struct State {
@@ -38,6 +38,8 @@ pub struct State {
     pub engine: Engine,
     /// Where searches run.
     pub pool: SearchPool,
+    /// Where long games are replayed.
+    pub replays: ReplayPool,
 }
 
 impl std::fmt::Debug for State {
@@ -61,11 +63,13 @@ impl State {
             ..defaults
         });
         let pool = SearchPool::new(config.max_concurrent_searches(), config.max_queued_searches);
+        let replays = ReplayPool::new(config.replay_threads(), MAX_QUEUED_REPLAYS);
         State {
             caps: SearchCaps::from_config(&config),
             config,
             engine,
             pool,
+            replays,
         }
     }
 }
@@ -100,20 +104,72 @@ fn record_game(game: &Game) -> tracing::Span {
     span
 }
 
+/// Games up to this many moves (most real games) are replayed on the async
+/// runtime's threads, a fraction of a millisecond each; longer ones on the
+/// replay pool, so that a flood of long games never holds up health checks
+/// and short calls.
+pub const INLINE_REPLAY_PLIES: usize = 128;
+
+/// Long-game replays that may wait for a replay thread; past that RESOURCE_EXHAUSTED.
+pub const MAX_QUEUED_REPLAYS: usize = 256;
+
+fn moves_in(game: Option<&pb::Game>) -> usize {
+    game.map_or(0, |game| game.moves.len())
+}
+
+/// Runs `work`, which replays a game of `plies` moves: at once if the game
+/// is short, else on the replay pool (inside the call's span either way).
+async fn off_the_runtime<R: Send + 'static>(
+    state: &Arc<State>,
+    plies: usize,
+    work: impl FnOnce(&State) -> Result<R, ServiceError> + Send + 'static,
+) -> Result<R, ServiceError> {
+    if plies <= INLINE_REPLAY_PLIES {
+        return work(state);
+    }
+    let span = tracing::Span::current();
+    let worker = Arc::clone(state);
+    state
+        .replays
+        .run(move || span.in_scope(|| work(&worker)))
+        .await?
+}
+
+/// Replays the request's game (see [`off_the_runtime`]).
+async fn replay(state: &Arc<State>, game: Option<pb::Game>) -> Result<Game, ServiceError> {
+    off_the_runtime(state, moves_in(game.as_ref()), move |state| {
+        convert::game_from_proto(game.as_ref(), state.config.max_game_plies)
+    })
+    .await
+}
+
+/// Admits a search with these limits, or refuses it at once (see
+/// [`SearchPool::admit`]); done before the game is replayed, so that a
+/// refusal costs nothing.
+fn admit(
+    state: &State,
+    limits: Option<&pb::SearchLimits>,
+    deadline: Option<Instant>,
+) -> Result<Admission, ServiceError> {
+    let limits = search_limits(limits, state.caps, deadline);
+    state
+        .pool
+        .admit(expected_search_time(&limits, state.caps), deadline)
+}
+
 /// Searches the game's position on the bounded pool within the caller's
 /// limits, the server's caps and the deadline, stopping if the call goes
-/// away; returns the report and its pv as move texts with captures.
+/// away or the server stops; returns the report and its pv as move texts
+/// with captures.
 async fn search(
     state: &Arc<State>,
+    admission: Admission,
     game: Game,
     limits: Option<&pb::SearchLimits>,
     level: Level,
     seed: u64,
     deadline: Option<Instant>,
 ) -> Result<(SearchReport, Vec<String>), ServiceError> {
-    if deadline.is_some_and(|deadline| deadline <= Instant::now()) {
-        return Err(ServiceError::DeadlineTooShort);
-    }
     let limits = search_limits(limits, state.caps, deadline);
     let worker = Arc::clone(state);
     // Stops the search if this call goes away (cancelled, or cut off by its deadline).
@@ -121,7 +177,7 @@ async fn search(
     let stop_flag = stop.flag();
     state
         .pool
-        .run(deadline, move || {
+        .run(admission, stop.flag(), move || {
             let report = worker
                 .engine
                 .search_with_stop(&game, &limits, level, seed, &stop_flag)?;
@@ -151,18 +207,28 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         &self,
         request: Request<pb::LegalMovesRequest>,
     ) -> Result<Response<pb::LegalMovesResponse>, Status> {
-        legal_moves::handle(&self.state, request.into_inner())
-            .map(Response::new)
-            .map_err(Status::from)
+        let request = request.into_inner();
+        let plies = moves_in(request.game.as_ref());
+        off_the_runtime(&self.state, plies, move |state| {
+            legal_moves::handle(state, request)
+        })
+        .await
+        .map(Response::new)
+        .map_err(Status::from)
     }
 
     async fn apply_move(
         &self,
         request: Request<pb::ApplyMoveRequest>,
     ) -> Result<Response<pb::ApplyMoveResponse>, Status> {
-        apply_move::handle(&self.state, request.into_inner())
-            .map(Response::new)
-            .map_err(Status::from)
+        let request = request.into_inner();
+        let plies = moves_in(request.game.as_ref());
+        off_the_runtime(&self.state, plies, move |state| {
+            apply_move::handle(state, request)
+        })
+        .await
+        .map(Response::new)
+        .map_err(Status::from)
     }
 
     async fn evaluate(
@@ -189,9 +255,14 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         &self,
         request: Request<pb::ValidateGameRequest>,
     ) -> Result<Response<pb::ValidateGameResponse>, Status> {
-        validate_game::handle(&self.state, request.into_inner())
-            .map(Response::new)
-            .map_err(Status::from)
+        let request = request.into_inner();
+        let plies = moves_in(request.game.as_ref());
+        off_the_runtime(&self.state, plies, move |state| {
+            validate_game::handle(state, request)
+        })
+        .await
+        .map(Response::new)
+        .map_err(Status::from)
     }
 
     type AnalyzeStream = analyze::AnalysisStream;

@@ -23,9 +23,10 @@ pub(super) async fn handle(
     request: Request<pb::SuggestMoveRequest>,
 ) -> Result<pb::SuggestMoveResponse, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let request = request.into_inner();
+    let mut request = request.into_inner();
     let level = level_from_proto(request.level)?;
-    let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
+    let admission = super::admit(&state, request.limits.as_ref(), deadline)?;
+    let game = super::replay(&state, request.game.take()).await?;
     let span = super::record_game(&game);
     span.record("level", i64::from(level.get()));
     let status = game.status();
@@ -41,6 +42,7 @@ pub(super) async fn handle(
     let mut after = game.clone();
     let (report, pv) = super::search(
         &state,
+        admission,
         game,
         request.limits.as_ref(),
         level,

@@ -17,18 +17,22 @@ use crate::service::error::ServiceError;
 use crate::service::limits::call_deadline;
 use crate::service::pb;
 
+/// What a Threats search is expected to take, for admission (it cannot be stopped).
+const THREATS_TIME: std::time::Duration = std::time::Duration::from_millis(50);
+
 #[tracing::instrument(name = "Threats", skip_all, fields(variant, board_size, ply))]
 pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::ThreatsRequest>,
 ) -> Result<pb::ThreatsResponse, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let request = request.into_inner();
-    let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
+    let mut request = request.into_inner();
+    let admission = state.pool.admit(THREATS_TIME, deadline)?;
+    let game = super::replay(&state, request.game.take()).await?;
     super::record_game(&game);
     let (game, threats) = state
         .pool
-        .run(deadline, move || {
+        .run(admission, Arc::default(), move || {
             let threats = search::threats(&game);
             (game, threats)
         })

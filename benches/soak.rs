@@ -1,0 +1,456 @@
+//! Soak: the release binary under every attack of issue "Hardened" at once,
+//! beside normal traffic, for 60 s (`SOAK_SECS` to change it):
+//!
+//! - normal: 4 clients calling LegalMoves / ApplyMove on a real 60-ply game
+//!   every 5 ms, a Health/Check probe every 50 ms, a SuggestMove (level 5,
+//!   5 s deadline) every 500 ms;
+//! - attacks: 2 connections opening 3,000 never-ending Watch streams each
+//!   (again whenever closed), 200 silent TCP connections (again whenever
+//!   closed), 4 clients replaying 4,096-ply Tablut games back to back, 24
+//!   clients asking for 3 s searches with a 10 s deadline back to back.
+//!
+//! Prints peak RSS, cheap-call and health p50/p99, searches answered and
+//! refused, failed normal calls (must be 0), and the exit time after SIGTERM.
+//! The server runs with deploy/k8s's settings (2 search threads, 64 MiB
+//! tables, 16 queued searches).
+//!
+//! `cargo bench --bench soak`
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tafl::service::pb::tafl_service_client::TaflServiceClient;
+use tafl::service::pb::{
+    self, ApplyMoveRequest, LegalMovesRequest, SearchLimits, SuggestMoveRequest,
+};
+use tokio::task::JoinSet;
+use tonic::Code;
+use tonic::transport::Channel;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_client::HealthClient;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::{long_game, process, raw_h2, real_game};
+
+/// Clients asking for long searches back to back.
+const FLOOD_SEARCHERS: u64 = 24;
+
+/// What the run counts, shared by its tasks.
+#[derive(Default)]
+struct Tally {
+    normal_failed: AtomicUsize,
+    searches_ok: AtomicUsize,
+    searches_refused: AtomicUsize,
+    searches_other: AtomicUsize,
+    flood_searches_ok: AtomicUsize,
+    flood_searches_refused: AtomicUsize,
+    flood_searches_other: AtomicUsize,
+    long_replays: AtomicUsize,
+    watch_streams_sent: AtomicUsize,
+    silent_connections: AtomicUsize,
+    peak_rss_kib: AtomicU64,
+}
+
+fn main() {
+    let seconds: u64 = std::env::var("SOAK_SECS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(60);
+    let run = Duration::from_secs(seconds);
+    let mut server = process::Tafl::start(
+        env!("CARGO_BIN_EXE_tafl"),
+        &[
+            "--search-threads",
+            "2",
+            "--hash-mb",
+            "64",
+            "--max-queued-searches",
+            "16",
+            "--shutdown-grace-ms",
+            "15000",
+        ],
+        &[],
+    );
+    let addr = server.addr;
+    let idle_kib = server.rss_kib();
+    let tally = Arc::new(Tally::default());
+    let stop = Arc::new(AtomicBool::new(false));
+
+    // Memory, sampled from outside.
+    let sampler = {
+        let (tally, stop, pid) = (Arc::clone(&tally), Arc::clone(&stop), server.pid());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if let Some(kib) = rss_kib(pid) {
+                    tally.peak_rss_kib.fetch_max(kib, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+    };
+    // The raw attacks run on threads of their own.
+    let raw_attacks: Vec<_> = (0..2)
+        .map(|_| spawn_watch_flood(addr, Arc::clone(&tally), Arc::clone(&stop)))
+        .chain([spawn_silent_connections(
+            addr,
+            Arc::clone(&tally),
+            Arc::clone(&stop),
+        )])
+        .collect();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (cheap, health) = runtime.block_on(async {
+        let until = Instant::now() + run;
+        let mut attacks = JoinSet::new();
+        for _ in 0..4 {
+            attacks.spawn(long_games(connect(addr).await, until, Arc::clone(&tally)));
+        }
+        let flood_client = connect(addr).await;
+        for seed in 0..FLOOD_SEARCHERS {
+            attacks.spawn(long_searches(
+                flood_client.clone(),
+                seed,
+                until,
+                Arc::clone(&tally),
+            ));
+        }
+        let mut normal = JoinSet::new();
+        for index in 0..4 {
+            normal.spawn(cheap_calls(
+                connect(addr).await,
+                index,
+                until,
+                Arc::clone(&tally),
+            ));
+        }
+        let health = tokio::spawn(health_probes(addr, until, Arc::clone(&tally)));
+        let searches = tokio::spawn(normal_searches(
+            connect(addr).await,
+            until,
+            Arc::clone(&tally),
+        ));
+        let cheap: Vec<Duration> = normal.join_all().await.into_iter().flatten().collect();
+        let health = health.await.expect("probes");
+        searches.await.expect("searches");
+        attacks.join_all().await;
+        (cheap, health)
+    });
+    stop.store(true, Ordering::Relaxed);
+    for attack in raw_attacks {
+        attack.join().expect("attack thread");
+    }
+    sampler.join().expect("sampler");
+
+    let sigterm = Instant::now();
+    server.sigterm();
+    let status = server.wait(Duration::from_secs(60));
+    let exit = sigterm.elapsed();
+
+    let count = |counter: &AtomicUsize| counter.load(Ordering::Relaxed);
+    println!("soak: {seconds} s against the release binary (2 search threads, 64 MiB tables)");
+    println!(
+        "  peak RSS {} MiB (idle {} MiB)",
+        tally.peak_rss_kib.load(Ordering::Relaxed) / 1024,
+        idle_kib / 1024
+    );
+    println!("  cheap calls: {}", summary(cheap));
+    println!("  Health/Check: {}", summary(health));
+    println!(
+        "  normal searches: {} OK, {} refused, {} other",
+        count(&tally.searches_ok),
+        count(&tally.searches_refused),
+        count(&tally.searches_other)
+    );
+    println!(
+        "  flood searches: {} OK, {} refused, {} other",
+        count(&tally.flood_searches_ok),
+        count(&tally.flood_searches_refused),
+        count(&tally.flood_searches_other)
+    );
+    println!(
+        "  attacks: {} replays of 4,096 plies, {} Watch streams asked for, {} silent connections",
+        count(&tally.long_replays),
+        count(&tally.watch_streams_sent),
+        count(&tally.silent_connections)
+    );
+    println!("  failed normal calls: {}", count(&tally.normal_failed));
+    println!("  exit {exit:?} after SIGTERM, {status}");
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn summary(mut latencies: Vec<Duration>) -> String {
+    if latencies.is_empty() {
+        return "none".to_owned();
+    }
+    latencies.sort_unstable();
+    let at = |share: f64| latencies[((latencies.len() - 1) as f64 * share) as usize];
+    format!(
+        "{} calls, p50 {:?}, p99 {:?}, max {:?}",
+        latencies.len(),
+        at(0.5),
+        at(0.99),
+        latencies[latencies.len() - 1]
+    )
+}
+
+async fn connect(addr: SocketAddr) -> TaflServiceClient<Channel> {
+    TaflServiceClient::new(channel(addr).await)
+}
+
+async fn channel(addr: SocketAddr) -> Channel {
+    Channel::from_shared(format!("http://{addr}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connects")
+}
+
+/// Normal traffic: the game backend's calls on a real 60-ply game.
+async fn cheap_calls(
+    mut client: TaflServiceClient<Channel>,
+    index: usize,
+    until: Instant,
+    tally: Arc<Tally>,
+) -> Vec<Duration> {
+    let moves = real_game::real_game_moves(60);
+    let game = pb::Game {
+        variant: None,
+        start: String::new(),
+        moves: moves[..60].to_vec(),
+    };
+    let mut latencies = Vec::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(5));
+    for call in index.. {
+        tick.tick().await;
+        if Instant::now() >= until {
+            break;
+        }
+        let started = Instant::now();
+        let ok = if call % 2 == 0 {
+            client
+                .legal_moves(LegalMovesRequest {
+                    game: Some(game.clone()),
+                    square: String::new(),
+                })
+                .await
+                .is_ok()
+        } else {
+            client
+                .apply_move(ApplyMoveRequest {
+                    game: Some(game.clone()),
+                    next_move: moves[60].clone(),
+                    ..ApplyMoveRequest::default()
+                })
+                .await
+                .is_ok()
+        };
+        if ok {
+            latencies.push(started.elapsed());
+        } else {
+            tally.normal_failed.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    latencies
+}
+
+/// A kubelet's probe: Health/Check with a 1 s timeout, on a new connection each time.
+async fn health_probes(addr: SocketAddr, until: Instant, tally: Arc<Tally>) -> Vec<Duration> {
+    let mut latencies = Vec::new();
+    while Instant::now() < until {
+        let started = Instant::now();
+        let probe = async {
+            HealthClient::new(channel(addr).await)
+                .check(HealthCheckRequest::default())
+                .await
+        };
+        match tokio::time::timeout(Duration::from_secs(1), probe).await {
+            Ok(Ok(_)) => latencies.push(started.elapsed()),
+            _ => {
+                tally.normal_failed.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    latencies
+}
+
+/// The matchmaking server: a level-5 move with a 5 s deadline every 500 ms.
+async fn normal_searches(
+    mut client: TaflServiceClient<Channel>,
+    until: Instant,
+    tally: Arc<Tally>,
+) {
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    for seed in 0.. {
+        tick.tick().await;
+        if Instant::now() >= until {
+            break;
+        }
+        let mut request = tonic::Request::new(SuggestMoveRequest {
+            game: None,
+            limits: None,
+            level: 5,
+            seed,
+        });
+        request.set_timeout(Duration::from_secs(5));
+        let counter = match client.suggest_move(request).await {
+            Ok(_) => &tally.searches_ok,
+            Err(status) if status.code() == Code::ResourceExhausted => &tally.searches_refused,
+            Err(_) => &tally.searches_other,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Attack: the longest legal games, replayed back to back.
+async fn long_games(mut client: TaflServiceClient<Channel>, until: Instant, tally: Arc<Tally>) {
+    let game = pb::Game {
+        variant: Some(pb::Variant {
+            rules: pb::Rules::Tablut.into(),
+            board_size: 0,
+        }),
+        start: String::new(),
+        moves: long_game::back_and_forth(4096),
+    };
+    while Instant::now() < until {
+        let request = LegalMovesRequest {
+            game: Some(game.clone()),
+            square: String::new(),
+        };
+        if client.legal_moves(request).await.is_ok() {
+            tally.long_replays.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Attack: 3 s searches with a 10 s deadline, back to back.
+async fn long_searches(
+    mut client: TaflServiceClient<Channel>,
+    seed: u64,
+    until: Instant,
+    tally: Arc<Tally>,
+) {
+    while Instant::now() < until {
+        let mut request = tonic::Request::new(SuggestMoveRequest {
+            game: None,
+            limits: Some(SearchLimits {
+                max_time_ms: 3000,
+                ..SearchLimits::default()
+            }),
+            level: 10,
+            seed,
+        });
+        request.set_timeout(Duration::from_secs(10));
+        let counter = match client.suggest_move(request).await {
+            Ok(_) => &tally.flood_searches_ok,
+            Err(status) if status.code() == Code::ResourceExhausted => {
+                // A caller told to come back later does so, not at once.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                &tally.flood_searches_refused
+            }
+            Err(_) => &tally.flood_searches_other,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Attack: one connection opening 3,000 Watch streams at once, again whenever closed.
+fn spawn_watch_flood(
+    addr: SocketAddr,
+    tally: Arc<Tally>,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut flood = Vec::new();
+        for n in 0..3000u32 {
+            let id = 2 * n + 1;
+            flood.extend(raw_h2::frame(
+                raw_h2::HEADERS,
+                raw_h2::END_HEADERS,
+                id,
+                &raw_h2::grpc_headers("/grpc.health.v1.Health/Watch"),
+            ));
+            flood.extend(raw_h2::frame(
+                raw_h2::DATA,
+                raw_h2::END_STREAM,
+                id,
+                &raw_h2::grpc_message(0, &[]),
+            ));
+        }
+        while !stop.load(Ordering::Relaxed) {
+            let Ok(mut connection) = raw_h2::RawConnection::open(addr) else {
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            };
+            let _ = connection.stream.write_all(&flood);
+            tally.watch_streams_sent.fetch_add(3000, Ordering::Relaxed);
+            // Held until the server closes it or the run ends.
+            while !stop.load(Ordering::Relaxed) {
+                if connection.read_frame(Duration::from_millis(200)).is_none()
+                    && is_closed(&connection.stream)
+                {
+                    break;
+                }
+            }
+        }
+    })
+}
+
+/// Attack: 200 silent TCP connections, each reopened once the server closes it.
+fn spawn_silent_connections(
+    addr: SocketAddr,
+    tally: Arc<Tally>,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut open: Vec<TcpStream> = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            open.retain(|stream| !is_closed(stream));
+            while open.len() < 200 {
+                match TcpStream::connect(addr) {
+                    Ok(stream) => {
+                        tally.silent_connections.fetch_add(1, Ordering::Relaxed);
+                        open.push(stream);
+                    }
+                    Err(_) => break,
+                }
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    })
+}
+
+/// Whether the server has closed `stream`: reads what it sent (its SETTINGS)
+/// until a read would block, or sees the end.
+fn is_closed(stream: &TcpStream) -> bool {
+    let _ = stream.set_nonblocking(true);
+    let mut reader = stream;
+    let mut buffer = [0u8; 4096];
+    let closed = loop {
+        match std::io::Read::read(&mut reader, &mut buffer) {
+            Ok(0) => break true,
+            Ok(_) => {}
+            Err(error) => break error.kind() != std::io::ErrorKind::WouldBlock,
+        }
+    };
+    let _ = stream.set_nonblocking(false);
+    closed
+}

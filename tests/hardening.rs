@@ -1,0 +1,69 @@
+//! Regression tests for what a hostile or overloaded client could do to a
+//! replica (issue "Hardened"), each against the real `tafl` binary over a
+//! real socket: one module per problem. Bounds on time are generous (the
+//! tests must pass on a loaded 2-core machine); the tight figures are
+//! printed here and measured by `cargo bench --bench soak`.
+
+mod common;
+
+/// The cases, in tests/hardening/ (the crate root's own directory holds the
+/// other test binaries, and `common` must stay reachable without `#[path]`).
+mod hardening {
+    mod admission;
+    mod config;
+    mod connections;
+    mod replay_flood;
+    mod shutdown;
+    mod streams;
+    mod transport_errors;
+}
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::process::Tafl;
+use tafl::service::pb::tafl_service_client::TaflServiceClient;
+use tonic::transport::Channel;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_health::pb::{HealthCheckRequest, health_check_response::ServingStatus};
+
+/// `tafl serve` with `args` (and a small transposition table).
+fn tafl(args: &[&str]) -> Tafl {
+    let mut all = vec!["--hash-mb", "4"];
+    all.extend(args);
+    Tafl::start(env!("CARGO_BIN_EXE_tafl"), &all, &[])
+}
+
+async fn channel(addr: SocketAddr) -> Channel {
+    Channel::from_shared(format!("http://{addr}"))
+        .expect("uri")
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .expect("connects")
+}
+
+async fn client(addr: SocketAddr) -> TaflServiceClient<Channel> {
+    TaflServiceClient::new(channel(addr).await)
+}
+
+/// Asks `Health/Check` on a new connection; panics unless SERVING within 5 s.
+async fn assert_serving(addr: SocketAddr) {
+    let check = async {
+        HealthClient::new(channel(addr).await)
+            .check(HealthCheckRequest::default())
+            .await
+            .expect("Health/Check answers")
+            .into_inner()
+            .status
+    };
+    let status = tokio::time::timeout(Duration::from_secs(5), check)
+        .await
+        .expect("Health/Check within 5 s");
+    assert_eq!(status, ServingStatus::Serving as i32);
+}
+
+/// The `share` percentile of sorted `values`.
+fn percentile(values: &[Duration], share: f64) -> Duration {
+    values[((values.len() - 1) as f64 * share).round() as usize]
+}
