@@ -94,7 +94,7 @@ impl Position {
     /// How many legal moves the side to move has (0 once the game is over).
     ///
     /// Counted without listing them: the soldiers' moves all at once by
-    /// direction ([`Bitboard::count_rank_slides`], on the board and on its
+    /// direction (`Bitboard::count_rank_slides`, on the board and on its
     /// transposed copy), the king's apart, as he alone may cross or stop on
     /// the throne and the corners.
     #[must_use]

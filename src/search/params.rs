@@ -107,7 +107,7 @@ pub const ORDER_KING_NEIGHBOUR: i32 = 200_000;
 pub const HISTORY_MAX: i32 = 100_000;
 
 impl Default for Weights {
-    /// The built-in weights, [`WEIGHTS`].
+    /// The built-in weights (`WEIGHTS` in `params.rs`).
     fn default() -> Weights {
         WEIGHTS
     }

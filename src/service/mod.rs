@@ -13,18 +13,20 @@
 //! # }
 //! ```
 
-pub mod codec;
-pub mod config;
-pub mod connection;
-pub mod convert;
-pub mod error;
-pub mod handlers;
-pub mod health;
-pub mod limits;
-pub mod pool;
+// Internals: callers use the re-exports below, the generated `pb` types,
+// `telemetry` (a binary sets up its own) and `shutdown::signal`.
+pub(crate) mod codec;
+mod config;
+mod connection;
+mod convert;
+mod error;
+mod handlers;
+mod health;
+mod limits;
+mod pool;
 pub mod shutdown;
 pub mod telemetry;
-pub mod tls;
+mod tls;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
