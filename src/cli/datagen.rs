@@ -6,22 +6,18 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use tafl::rules::{BoardSize, Rules, Variant};
+use tafl::rules::{Rules, Variant};
 use tafl::search::datagen::{self, DatagenConfig, GameData};
 
-use super::selfplay::board_size;
+use super::VariantArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct DatagenArgs {
     /// The data file: created, or resumed at the first game it lacks.
     #[arg(long)]
     out: PathBuf,
-    /// copenhagen, fetlar or tablut.
-    #[arg(long, default_value = "copenhagen")]
-    rules: Rules,
-    /// 9, 11 or 13; default: the rules' own board.
-    #[arg(long, value_parser = board_size)]
-    size: Option<BoardSize>,
+    #[command(flatten)]
+    variant: VariantArgs,
     /// Games the file should hold when done.
     #[arg(long, default_value_t = 1000)]
     games: u32,
@@ -46,8 +42,7 @@ pub struct DatagenArgs {
 }
 
 pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
-    let size = args.size.unwrap_or(args.rules.default_size());
-    let variant = Variant::new(args.rules, size);
+    let variant = args.variant.variant();
     let openings = if args.openings.is_empty() || variant != Variant::standard(Rules::Copenhagen) {
         Vec::new()
     } else {

@@ -14,6 +14,7 @@ mod tune;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use tafl::rules::{BoardSize, Rules, Variant};
 use tafl::service::{Config, telemetry};
 
 /// The rules arbiter and AI of an online tafl (Viking chess) site.
@@ -79,4 +80,30 @@ fn load_network(path: &std::path::Path) -> anyhow::Result<std::sync::Arc<tafl::s
     let network = tafl::search::Network::from_bytes(&bytes)
         .with_context(|| format!("network file {}", path.display()))?;
     Ok(std::sync::Arc::new(network))
+}
+
+/// `--rules` and `--size`: the variant a command plays.
+#[derive(Clone, Debug, clap::Args)]
+pub struct VariantArgs {
+    /// copenhagen, fetlar or tablut.
+    #[arg(long, default_value = "copenhagen")]
+    pub rules: Rules,
+    /// 9, 11 or 13; default: the rules' own board.
+    #[arg(long, value_parser = board_size)]
+    pub size: Option<BoardSize>,
+}
+
+impl VariantArgs {
+    /// The rules on the size given, else on their own board.
+    pub fn variant(&self) -> Variant {
+        Variant::new(self.rules, self.size.unwrap_or(self.rules.default_size()))
+    }
+}
+
+/// A board size from the command line.
+pub fn board_size(text: &str) -> Result<BoardSize, String> {
+    text.parse()
+        .ok()
+        .and_then(BoardSize::new)
+        .ok_or_else(|| format!("{text:?}: expected 9, 11 or 13"))
 }

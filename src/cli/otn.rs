@@ -22,12 +22,9 @@ use tafl::rules::{
     Variant,
 };
 
-/// The rulesets a record may name, in the order a refusal compares them.
-const RULESETS: [Rules; 3] = [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut];
-
 /// Every ruleset on every board: the games a record may describe.
 pub fn variants() -> impl Iterator<Item = Variant> {
-    RULESETS.into_iter().flat_map(|rules| {
+    Rules::ALL.into_iter().flat_map(|rules| {
         [BoardSize::Nine, BoardSize::Eleven, BoardSize::Thirteen]
             .map(|size| Variant::new(rules, size))
     })
@@ -138,13 +135,13 @@ impl GameRules {
         }
 
         let differences = |rules| options.differences(&Options::of(Variant::new(rules, size)));
-        let rules = match RULESETS
+        let rules = match Rules::ALL
             .iter()
             .find(|&&rules| differences(rules).is_empty())
         {
             Some(&rules) => rules,
             None => {
-                let nearest = RULESETS
+                let nearest = Rules::ALL
                     .into_iter()
                     .min_by_key(|&rules| differences(rules).len())
                     .unwrap_or(Rules::Copenhagen);
@@ -450,7 +447,7 @@ mod tests {
     #[test]
     fn the_records_in_the_guide_are_the_ones_tafl_writes() {
         let guide = include_str!("../../docs/otep.md");
-        for rules in RULESETS {
+        for rules in Rules::ALL {
             let variant = Variant::standard(rules);
             let record = rules_record(variant, &Position::start(variant));
             assert!(guide.contains(&record), "docs/otep.md lacks {record}");

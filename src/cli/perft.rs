@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Context;
 use tafl::rules::{BoardSize, Position, PositionText, Rules, Variant, divide, perft};
 
-use super::selfplay::board_size;
+use super::board_size;
 
 /// `tafl perft` arguments.
 #[derive(Debug, clap::Args)]

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use tafl::rules::{BoardSize, Rules, Variant};
+use super::VariantArgs;
 use tafl::search::selfplay::{
     MatchSummary, Player, a_attacks, elo, play_game, reason, result_word,
 };
@@ -31,12 +31,8 @@ pub struct MatchArgs {
     /// Time per move, ms, for both players (0: the levels' own budgets).
     #[arg(long, default_value_t = 200)]
     pub movetime: u64,
-    /// copenhagen, fetlar or tablut.
-    #[arg(long, default_value = "copenhagen")]
-    pub rules: Rules,
-    /// 9, 11 or 13; default: the rules' own board.
-    #[arg(long, value_parser = board_size)]
-    pub size: Option<BoardSize>,
+    #[command(flatten)]
+    pub variant: VariantArgs,
     /// A game still going after this many plies is a draw.
     #[arg(long, default_value_t = 300)]
     pub max_plies: usize,
@@ -53,14 +49,6 @@ pub struct MatchArgs {
     /// with result Black, White, Draw or Ongoing), for `tafl tune --games`.
     #[arg(long)]
     pub record: Option<PathBuf>,
-}
-
-/// A board size from the command line.
-pub fn board_size(text: &str) -> Result<BoardSize, String> {
-    text.parse()
-        .ok()
-        .and_then(BoardSize::new)
-        .ok_or_else(|| format!("{text:?}: expected 9, 11 or 13"))
 }
 
 /// Why a match cannot start.
@@ -172,7 +160,7 @@ impl fmt::Display for PlayerSpec {
 /// # Errors
 /// [`MatchError`] when a weights file cannot be read or the record file cannot be opened.
 pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
-    let variant = Variant::new(args.rules, args.size.unwrap_or(args.rules.default_size()));
+    let variant = args.variant.variant();
     let movetime = (args.movetime > 0).then(|| Duration::from_millis(args.movetime));
     let [mut spec_a, mut spec_b] = [args.a.clone(), args.b.clone()];
     for spec in [&mut spec_a, &mut spec_b] {
@@ -309,6 +297,7 @@ fn print_summary(summary: &MatchSummary) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tafl::rules::Rules;
 
     fn spec(text: &str) -> PlayerSpec {
         text.parse().expect("a player")
@@ -353,8 +342,7 @@ mod tests {
             b: spec(b),
             games,
             movetime: 0,
-            rules,
-            size: None,
+            variant: VariantArgs { rules, size: None },
             max_plies: 40,
             hash_mb: 1,
             threads,

@@ -5,11 +5,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use tafl::rules::{BoardSize, Rules, Variant};
 use tafl::search::datagen::read_records;
 use tafl::search::train::{TrainConfig, train};
 
-use super::selfplay::board_size;
+use super::VariantArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
@@ -19,12 +18,9 @@ pub struct TrainArgs {
     /// The network file to write.
     #[arg(long)]
     out: PathBuf,
-    /// copenhagen, fetlar or tablut: the variant whose positions are trained on.
-    #[arg(long, default_value = "copenhagen")]
-    rules: Rules,
-    /// 9, 11 or 13; default: the rules' own board.
-    #[arg(long, value_parser = board_size)]
-    size: Option<BoardSize>,
+    /// The variant whose positions are trained on.
+    #[command(flatten)]
+    variant: VariantArgs,
     #[arg(long, default_value_t = 8)]
     epochs: u32,
     #[arg(long, default_value_t = 1024)]
@@ -56,8 +52,7 @@ pub struct TrainArgs {
 }
 
 pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
-    let size = args.size.unwrap_or(args.rules.default_size());
-    let variant = Variant::new(args.rules, size);
+    let variant = args.variant.variant();
     let mut records = Vec::new();
     for path in &args.data {
         let bytes = std::fs::read(path).with_context(|| format!("--data {}", path.display()))?;

@@ -124,7 +124,7 @@ mod tests {
     #[test]
     #[allow(unsafe_code)]
     fn every_build_matches_the_portable_one() {
-        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+        for rules in Rules::ALL {
             for size in [BoardSize::Nine, BoardSize::Eleven, BoardSize::Thirteen] {
                 let start = Position::start(Variant::new(rules, size));
                 let expected = perft_portable(&start, 3);

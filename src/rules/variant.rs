@@ -116,6 +116,27 @@ impl Rules {
     }
 }
 
+impl Rules {
+    /// Every ruleset, in the order of [`Rules::code`].
+    pub const ALL: [Rules; 3] = [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut];
+
+    /// A small number for binary formats (data and network files): its index in [`Rules::ALL`].
+    #[must_use]
+    pub const fn code(self) -> u8 {
+        match self {
+            Rules::Copenhagen => 0,
+            Rules::Fetlar => 1,
+            Rules::Tablut => 2,
+        }
+    }
+
+    /// The ruleset whose [`Rules::code`] is `code`.
+    #[must_use]
+    pub fn from_code(code: u8) -> Option<Rules> {
+        Rules::ALL.get(usize::from(code)).copied()
+    }
+}
+
 impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -83,7 +83,7 @@ mod tests {
     fn incremental_updates_equal_a_full_recomputation_on_every_variant() {
         let mut state = 5u64;
         let mut captures = 0;
-        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+        for rules in Rules::ALL {
             for size in [9, 11, 13] {
                 let variant = Variant::new(rules, BoardSize::new(size).expect("size"));
                 let network = FloatNetwork::random(variant, u64::from(size)).quantise(

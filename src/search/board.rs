@@ -348,7 +348,7 @@ mod tests {
             ((state >> 33) % n as u64) as usize
         };
         let mut checked = 0;
-        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+        for rules in Rules::ALL {
             for size in [9, 11, 13] {
                 let variant = Variant::new(rules, BoardSize::new(size).expect("size"));
                 for _ in 0..40 {

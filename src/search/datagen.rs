@@ -116,20 +116,6 @@ pub enum DataError {
     BadVariant(usize),
 }
 
-fn rules_code(rules: Rules) -> u8 {
-    match rules {
-        Rules::Copenhagen => 0,
-        Rules::Fetlar => 1,
-        Rules::Tablut => 2,
-    }
-}
-
-fn rules_of(code: u8) -> Option<Rules> {
-    [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut]
-        .get(code as usize)
-        .copied()
-}
-
 /// The square's index in a board of `size`: `rank × size + file`.
 pub fn square_index(square: Square, size: usize) -> usize {
     square.rank() as usize * size + square.file() as usize
@@ -142,7 +128,7 @@ impl Record {
         let size = variant.size.get() as usize;
         let mut bytes = [0u8; RECORD_BYTES];
         bytes[0..4].copy_from_slice(&game.to_le_bytes());
-        bytes[4] = rules_code(variant.rules);
+        bytes[4] = variant.rules.code();
         bytes[5] = variant.size.get();
         if position.side_to_move() == Side::Defenders {
             bytes[6] |= FLAG_DEFENDERS_TO_MOVE;
@@ -162,7 +148,7 @@ impl Record {
     /// # Errors
     /// [`DataError::BadVariant`] for a rules code or size that is not one of ours.
     pub fn decode(bytes: &[u8; RECORD_BYTES], number: usize) -> Result<Record, DataError> {
-        let rules = rules_of(bytes[4]).ok_or(DataError::BadVariant(number))?;
+        let rules = Rules::from_code(bytes[4]).ok_or(DataError::BadVariant(number))?;
         let size = BoardSize::new(u32::from(bytes[5])).ok_or(DataError::BadVariant(number))?;
         let squares = size.get() as usize * size.get() as usize;
         let pieces = (0..squares)

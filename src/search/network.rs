@@ -151,20 +151,6 @@ pub(crate) fn side_index(side: Side) -> usize {
     }
 }
 
-fn rules_code(rules: Rules) -> u8 {
-    match rules {
-        Rules::Copenhagen => 0,
-        Rules::Fetlar => 1,
-        Rules::Tablut => 2,
-    }
-}
-
-fn rules_of(code: u8) -> Option<Rules> {
-    [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut]
-        .get(code as usize)
-        .copied()
-}
-
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
@@ -291,7 +277,7 @@ impl Network {
         let mut bytes = Vec::with_capacity(64 + 2 * self.input_weights.len());
         bytes.extend_from_slice(&MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.push(rules_code(self.variant.rules));
+        bytes.push(self.variant.rules.code());
         bytes.push(self.variant.size.get());
         bytes.extend_from_slice(&(input_count(self.variant) as u32).to_le_bytes());
         bytes.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
@@ -338,7 +324,7 @@ impl Network {
             return Err(NetworkError::UnsupportedVersion(version));
         }
         let (rules, size) = (reader.u8()?, reader.u8()?);
-        let variant = rules_of(rules)
+        let variant = Rules::from_code(rules)
             .zip(BoardSize::new(u32::from(size)))
             .map(|(rules, size)| Variant::new(rules, size))
             .ok_or(NetworkError::BadVariant { rules, size })?;
@@ -454,7 +440,7 @@ mod tests {
     /// rounding of each weight to 1/255 or 1/1024 of a unit.
     #[test]
     fn the_quantised_network_matches_the_float_reference() {
-        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+        for rules in Rules::ALL {
             let variant = Variant::standard(rules);
             let float = FloatNetwork::random(variant, 21);
             let scale = 400.0;

@@ -524,7 +524,7 @@ mod tests {
     /// itself: what augmentation assumes.
     #[test]
     fn the_eight_symmetries_map_each_start_onto_itself() {
-        for rules in [Rules::Copenhagen, Rules::Fetlar, Rules::Tablut] {
+        for rules in Rules::ALL {
             for size in [9, 11, 13] {
                 let variant =
                     Variant::new(rules, crate::rules::BoardSize::new(size).expect("size"));
