@@ -7,9 +7,9 @@ follows it, so the README shows what the service answers today.
     examples/readme-outputs.py --check    # fail if any block is out of date (CI)
 
 The examples call 127.0.0.1:50051 as a reader would; here the server runs on
-a free port and the commands are pointed at it. Only `timeMs` may differ
-between runs (the examples fix level, seed and depth), so --check ignores its
-value. Needs cargo and npx (Node).
+a free port and the commands are pointed at it. Only `timeMs` and the bytes
+of ErrorInfo (a map, encoded in no fixed order) may differ between runs (the
+examples fix level, seed and depth), so --check ignores them. Needs cargo and npx (Node).
 """
 
 import pathlib
@@ -26,7 +26,18 @@ DOCUMENTED = "127.0.0.1:50051"
 EXAMPLE = "npx --yes @bufbuild/buf curl"
 # A shell block of examples, then the block that shows their output.
 BLOCKS = re.compile(r"```sh\n(?P<commands>(?:(?!```).)*?)```\n```(?P<lang>json|text)\n(?P<output>.*?)```\n", re.S)
-VARYING = re.compile(r'("timeMs": )\d+')
+# What varies from run to run: timeMs (left out of the JSON when 0), and the
+# bytes of ErrorInfo, whose metadata is a map encoded in no fixed order.
+VARYING = [
+    (re.compile(r'\n\s*"timeMs": \d+,?'), ""),
+    (re.compile(r'("type": "google.rpc.ErrorInfo",\s*"value": )"[^"]*"'), r'\1""'),
+]
+
+
+def steady(text):
+    for pattern, replacement in VARYING:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def free_port():
@@ -72,7 +83,7 @@ def main():
             if not commands:
                 return block.group(0)
             output = "".join(run(command, addr) for command in commands)
-            if VARYING.sub(r"\g<1>0", output) != VARYING.sub(r"\g<1>0", block["output"]):
+            if steady(output) != steady(block["output"]):
                 stale.append(commands[0])
             return f"```sh\n{block['commands']}```\n```{block['lang']}\n{output}```\n"
 
