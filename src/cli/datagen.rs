@@ -2,12 +2,12 @@
 //! (the format: `tafl::search::datagen`). A file cut short resumes at the first game it lacks.
 
 use std::io::{Seek, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use tafl::rules::{Rules, Variant};
-use tafl::search::datagen::{self, DatagenConfig, GameData};
+use tafl::rules::{GameRecord, Rules, Variant};
+use tafl::search::datagen::{self, DatagenConfig, GameData, Source};
 
 use super::VariantArgs;
 
@@ -36,6 +36,11 @@ pub struct DatagenArgs {
     /// Copenhagen 11x11. Empty: random openings only.
     #[arg(long, default_value = "tests/data/copenhagen-games.csv")]
     openings: String,
+    /// Instead of self-play, replay these recorded games (`moves,_,_,result` a line, e.g.
+    /// tests/data/copenhagen-games.csv): game k is the k-th line, each position searched and kept
+    /// with the recorded result.
+    #[arg(long, conflicts_with = "openings")]
+    records: Option<PathBuf>,
     /// Transposition table per search, MiB.
     #[arg(long, default_value_t = 4)]
     hash_mb: usize,
@@ -43,15 +48,23 @@ pub struct DatagenArgs {
 
 pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
     let variant = args.variant.variant();
-    let openings = if args.openings.is_empty() || variant != Variant::standard(Rules::Copenhagen) {
-        Vec::new()
-    } else {
-        std::fs::read_to_string(&args.openings)
-            .with_context(|| format!("--openings {}", args.openings))?
-            .lines()
-            .filter_map(|line| line.split(',').next())
-            .map(|moves| moves.split_whitespace().map(str::to_string).collect())
-            .collect()
+    let source = match &args.records {
+        Some(path) => Source::Records(read_records(path)?),
+        None if args.openings.is_empty() || variant != Variant::standard(Rules::Copenhagen) => {
+            Source::SelfPlay {
+                openings: Vec::new(),
+            }
+        }
+        None => Source::SelfPlay {
+            openings: read_records(Path::new(&args.openings))?
+                .into_iter()
+                .map(|record| record.moves)
+                .collect(),
+        },
+    };
+    let games = match &source {
+        Source::Records(records) => args.games.min(records.len() as u32),
+        Source::SelfPlay { .. } => args.games,
     };
     let mut file = std::fs::OpenOptions::new()
         .read(true)
@@ -72,16 +85,16 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         variant,
         nodes: args.nodes,
         first_game,
-        games: args.games.saturating_sub(first_game),
+        games: games.saturating_sub(first_game),
         threads: args.threads,
         seed: args.seed,
         max_plies: args.max_plies,
-        openings,
+        source,
         hash_mb: args.hash_mb,
     };
     println!(
-        "{variant}: games {first_game}..{} at {} nodes a move, seed {}",
-        args.games, args.nodes, args.seed
+        "{variant}: games {first_game}..{games} at {} nodes a move, seed {}",
+        args.nodes, args.seed
     );
     let started = Instant::now();
     let mut positions = 0;
@@ -100,4 +113,11 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         );
         anyhow::Ok(())
     })
+}
+
+/// The game records of a file.
+fn read_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the game records {}", path.display()))?;
+    GameRecord::parse_all(&text).with_context(|| format!("game records {}", path.display()))
 }

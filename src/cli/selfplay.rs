@@ -9,9 +9,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::VariantArgs;
-use tafl::search::selfplay::{
-    MatchSummary, Player, a_attacks, elo, play_game, reason, result_word,
-};
+use tafl::rules::{GameRecord, RecordedResult};
+use tafl::search::selfplay::{MatchSummary, Player, a_attacks, elo, play_game, reason};
 use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
 
 /// `tafl match` arguments.
@@ -199,8 +198,12 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
                     let (game, start_ply, moves) =
                         play_game(variant, index, players, args.max_plies);
                     if let Some(file) = &record {
-                        let line =
-                            format!("{},,,{}\n", moves.join(" "), result_word(game.status()));
+                        let line = GameRecord {
+                            moves,
+                            timed_out: false,
+                            result: RecordedResult::of(game.status()),
+                        }
+                        .to_string();
                         let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                         if let Err(error) = file.write_all(line.as_bytes()) {
                             eprintln!("cannot record game {}: {error}", index + 1);

@@ -9,6 +9,11 @@
 //! search resolves). When the game ends its result is written into every
 //! record it kept.
 //!
+//! Recorded games (the real games, say) can be the source instead: each
+//! position of each decided record is searched the same way and kept with the
+//! search's score and the recorded result, so the data also holds positions
+//! of play unlike the engine's own.
+//!
 //! Game `k` depends only on the seed and `k` (its opening and every search
 //! are node-bound), and games are written in order of `k` whatever the
 //! threads, so a file is the same bytes for the same seed; and a file cut
@@ -39,7 +44,10 @@ use super::board::Board;
 use super::params::WIN_BOUND;
 use super::tt::splitmix;
 use super::{Engine, EngineConfig, Level, Limits};
-use crate::rules::{BoardSize, Game, Move, Position, Rules, Side, Square, Status, Variant};
+use crate::rules::{
+    BoardSize, Game, GameRecord, Move, Position, RecordedResult, Rules, Side, Square, Status,
+    Variant,
+};
 
 /// The file's first bytes: a name and the format's version.
 pub const MAGIC: [u8; 8] = *b"TAFLPOS\x01";
@@ -226,11 +234,22 @@ pub struct DatagenConfig {
     pub seed: u64,
     /// A game still going after this many plies counts as drawn.
     pub max_plies: usize,
-    /// Openings to start from half the time: move texts of real games (played as far as they stay
-    /// legal and the game goes on). Empty: random plies only.
-    pub openings: Vec<Vec<String>>,
+    pub source: Source,
     /// Transposition table per search, MiB.
     pub hash_mb: usize,
+}
+
+/// Where the games come from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// The engine plays both sides. `openings`: move texts of real games, whose first plies start
+    /// half the games (played as far as they stay legal and the game goes on); empty: random
+    /// plies only.
+    SelfPlay { openings: Vec<Vec<String>> },
+    /// Recorded games, replayed: game `k` is the `k`-th record, and each of its positions is
+    /// searched and kept (if quiet) with the search's score and the recorded result. Games the
+    /// record leaves undecided are written with no records.
+    Records(Vec<GameRecord>),
 }
 
 /// What one game gave.
@@ -269,7 +288,7 @@ pub fn generate<E>(
             scope.spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     let game = next.fetch_add(1, Ordering::Relaxed);
-                    if game >= end || sender.send(play_game(engine, config, game)).is_err() {
+                    if game >= end || sender.send(game_data(engine, config, game)).is_err() {
                         break;
                     }
                 }
@@ -304,8 +323,12 @@ fn opening(config: &DatagenConfig, game: u32) -> Game {
         (state % n.max(1) as u64) as usize
     };
     let mut current = Game::new(config.variant);
-    if !config.openings.is_empty() && random(2) == 0 {
-        let moves = &config.openings[random(config.openings.len())];
+    let openings = match &config.source {
+        Source::SelfPlay { openings } => openings.as_slice(),
+        Source::Records(_) => &[],
+    };
+    if !openings.is_empty() && random(2) == 0 {
+        let moves = &openings[random(openings.len())];
         let plies = 2 + random(11);
         for text in moves.iter().take(plies) {
             let mut trial = current.clone();
@@ -344,57 +367,108 @@ fn quiet(position: &Position, score: i32, best: Move) -> bool {
     child.play_unchecked(best).is_empty()
 }
 
+/// Game `game` of the run, played or replayed.
+fn game_data(engine: &Engine, config: &DatagenConfig, game: u32) -> GameData {
+    match &config.source {
+        Source::SelfPlay { .. } => self_play(engine, config, game),
+        Source::Records(records) => replay(engine, config, game, &records[game as usize]),
+    }
+}
+
+/// The records kept while searching each position `positions` yields before its move (the search's
+/// move for self-play); the game as it ended.
+struct Searched {
+    records: Vec<[u8; RECORD_BYTES]>,
+    start_ply: usize,
+    game: Game,
+}
+
+impl Searched {
+    fn new(game: Game) -> Searched {
+        Searched {
+            records: Vec::new(),
+            start_ply: game.ply(),
+            game,
+        }
+    }
+
+    /// Searches the current position, keeps it if quiet, and returns the search's move.
+    fn search(&mut self, engine: &Engine, config: &DatagenConfig, number: u32) -> Option<Move> {
+        let limits = Limits {
+            max_nodes: Some(config.nodes),
+            ..Limits::default()
+        };
+        let report = engine.search(&self.game, &limits, Level::STRONGEST, 0)?;
+        let position = *self.game.position();
+        let score = report.score.as_i32();
+        if quiet(&position, score, report.best_move) {
+            let ply = self.game.ply();
+            self.records
+                .push(Record::encode(number, &position, score, ply));
+        }
+        Some(report.best_move)
+    }
+
+    /// The records with `result` and the last-record flag filled in.
+    fn finish(self, number: u32, result: i8) -> GameData {
+        let count = self.records.len();
+        let mut bytes = Vec::with_capacity(count * RECORD_BYTES);
+        for (index, mut record) in self.records.into_iter().enumerate() {
+            record[7] = result as u8;
+            if index + 1 == count {
+                record[6] |= FLAG_LAST_OF_GAME;
+            }
+            bytes.extend_from_slice(&record);
+        }
+        GameData {
+            game: number,
+            bytes,
+            positions: count,
+            plies: self.game.ply() - self.start_ply,
+            status: self.game.status(),
+        }
+    }
+}
+
+/// The result for the attackers: 1 won, 0 drawn or unfinished, -1 lost.
+fn attackers_result(result: RecordedResult) -> i8 {
+    match result {
+        RecordedResult::Won(Side::Attackers) => 1,
+        RecordedResult::Won(Side::Defenders) => -1,
+        RecordedResult::Draw | RecordedResult::Ongoing => 0,
+    }
+}
+
 /// Plays game `game` to its end or the ply cap.
-fn play_game(engine: &Engine, config: &DatagenConfig, game: u32) -> GameData {
-    let mut current = opening(config, game);
-    let start_ply = current.ply();
-    let limits = Limits {
-        max_nodes: Some(config.nodes),
-        ..Limits::default()
-    };
-    let mut records: Vec<[u8; RECORD_BYTES]> = Vec::new();
-    while !current.status().is_over() && current.ply() < config.max_plies {
-        let Some(report) = engine.search(&current, &limits, Level::STRONGEST, 0) else {
+fn self_play(engine: &Engine, config: &DatagenConfig, game: u32) -> GameData {
+    let mut searched = Searched::new(opening(config, game));
+    while !searched.game.status().is_over() && searched.game.ply() < config.max_plies {
+        let Some(best) = searched.search(engine, config, game) else {
             break;
         };
-        let position = *current.position();
-        if quiet(&position, report.score.as_i32(), report.best_move) {
-            records.push(Record::encode(
-                game,
-                &position,
-                report.score.as_i32(),
-                current.ply(),
-            ));
-        }
-        if current.play_move(report.best_move).is_err() {
+        if searched.game.play_move(best).is_err() {
             break;
         }
     }
-    let status = current.status();
-    let result: i8 = match status {
-        Status::Won {
-            winner: Side::Attackers,
-            ..
-        } => 1,
-        Status::Won { .. } => -1,
-        _ => 0,
-    };
-    let count = records.len();
-    let mut bytes = Vec::with_capacity(count * RECORD_BYTES);
-    for (index, mut record) in records.into_iter().enumerate() {
-        record[7] = result as u8;
-        if index + 1 == count {
-            record[6] |= FLAG_LAST_OF_GAME;
+    let result = attackers_result(RecordedResult::of(searched.game.status()));
+    searched.finish(game, result)
+}
+
+/// Replays `record` as far as the rules accept it, searching each position before its move. An
+/// undecided record gives no records (its result would teach nothing).
+fn replay(engine: &Engine, config: &DatagenConfig, game: u32, record: &GameRecord) -> GameData {
+    let mut searched = Searched::new(Game::new(config.variant));
+    if record.result.attackers_score().is_some() {
+        for text in &record.moves {
+            if searched.game.status().is_over() || searched.search(engine, config, game).is_none() {
+                break;
+            }
+            if searched.game.play(text).is_err() {
+                break;
+            }
         }
-        bytes.extend_from_slice(&record);
     }
-    GameData {
-        game,
-        bytes,
-        positions: count,
-        plies: current.ply() - start_ply,
-        status,
-    }
+    searched.finish(game, attackers_result(record.result))
 }
 
 #[cfg(test)]
@@ -410,7 +484,9 @@ mod tests {
             threads,
             seed: 7,
             max_plies: 60,
-            openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
+            source: Source::SelfPlay {
+                openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
+            },
             hash_mb: 1,
         }
     }
@@ -458,6 +534,27 @@ mod tests {
             })[MAGIC.len()..],
         );
         assert_eq!(resumed, whole);
+    }
+
+    #[test]
+    fn recorded_games_give_their_positions_with_the_recorded_result() {
+        let records = GameRecord::parse_all(
+            "d1-d3 e5-e2 timeout,1,0,White\nd1-d3 e5-e2,0,0,Ongoing\nh1-h3 f8-i8 f10-i10,0,0,Black\n",
+        )
+        .expect("records");
+        let bytes = run(&DatagenConfig {
+            variant: Variant::standard(Rules::Copenhagen),
+            games: 3,
+            source: Source::Records(records),
+            ..config(2)
+        });
+        let records = read_records(&bytes).expect("our own data");
+        let games: Vec<(u32, i8, u16)> =
+            records.iter().map(|r| (r.game, r.result, r.ply)).collect();
+        assert_eq!(
+            games,
+            [(0, -1, 0), (0, -1, 1), (2, 1, 0), (2, 1, 1), (2, 1, 2)]
+        );
     }
 
     #[test]

@@ -90,19 +90,6 @@ pub fn a_attacks(index: u32) -> bool {
     index.is_multiple_of(2)
 }
 
-/// The record's word for a result: Black (attackers) won, White (defenders) won, Draw, Ongoing.
-pub fn result_word(status: Status) -> &'static str {
-    match status {
-        Status::Won {
-            winner: Side::Attackers,
-            ..
-        } => "Black",
-        Status::Won { .. } => "White",
-        Status::Drawn { .. } => "Draw",
-        Status::Ongoing => "Ongoing",
-    }
-}
-
 /// Game `index` of the match, to its end or the move limit: the game, the ply it started from, and
 /// every move from the standard start.
 ///

@@ -451,7 +451,7 @@ pub fn train(
 mod tests {
     use super::*;
     use crate::rules::Rules;
-    use crate::search::datagen::{DatagenConfig, MAGIC, generate, read_records};
+    use crate::search::datagen::{DatagenConfig, MAGIC, Source, generate, read_records};
 
     fn records() -> Vec<Record> {
         let config = DatagenConfig {
@@ -462,7 +462,9 @@ mod tests {
             threads: 2,
             seed: 1,
             max_plies: 80,
-            openings: Vec::new(),
+            source: Source::SelfPlay {
+                openings: Vec::new(),
+            },
             hash_mb: 1,
         };
         let mut bytes = MAGIC.to_vec();

@@ -22,13 +22,13 @@ use super::board::Board;
 use super::eval::Counts;
 use super::term::Term;
 use super::weights::Weights;
-use crate::rules::{Game, Rules, Variant};
+use crate::rules::{Game, GameRecord, RecordError, Rules, Variant};
 
 /// Why tuning cannot run.
 #[derive(Debug, thiserror::Error)]
 pub enum TuneError {
-    #[error("line {line}: expected 4 comma-separated columns")]
-    BadRecord { line: usize },
+    #[error(transparent)]
+    Record(#[from] RecordError),
     #[error("no decided games in the records")]
     NoGames,
 }
@@ -47,21 +47,14 @@ pub struct Sample {
 pub fn samples(records: &str) -> Result<Vec<Sample>, TuneError> {
     let mut samples = Vec::new();
     let mut decided = 0;
-    for (index, line) in records.lines().enumerate() {
-        let columns: Vec<&str> = line.split(',').collect();
-        let [moves, _, _, recorded] = columns[..] else {
-            return Err(TuneError::BadRecord { line: index + 1 });
-        };
-        let result = match recorded.trim() {
-            "Black" => 1.0,
-            "White" => 0.0,
-            "Draw" => 0.5,
-            _ => continue,
+    for record in GameRecord::parse_all(records)? {
+        let Some(result) = record.result.attackers_score() else {
+            continue;
         };
         let held_out = decided % 5 == 4;
         decided += 1;
         let mut game = Game::new(Variant::standard(Rules::Copenhagen));
-        for text in moves.split_whitespace() {
+        for text in &record.moves {
             let board = Board::new(game.position());
             if !board.side_to_move_wins_now() {
                 samples.push(Sample {
@@ -241,8 +234,7 @@ pub(crate) fn fit(samples: &[Sample], start: &Weights, iterations: u32, prior: f
     fit
 }
 
-/// Fits the built-in weights to game records (one game a line:
-/// `moves,_,_,result`, result `Black`, `White`, `Draw` or `Ongoing`) with `iterations` Adam steps and a pull of strength `prior` toward them.
+/// Fits the built-in weights to game records (the text of a record file, see [`GameRecord`]) with `iterations` Adam steps and a pull of strength `prior` toward them.
 ///
 /// # Errors
 /// [`TuneError`] when a line is not a record or no game is decided.
@@ -291,7 +283,7 @@ mod tests {
         );
         assert!(matches!(
             super::samples("a,b\n"),
-            Err(TuneError::BadRecord { line: 1 })
+            Err(TuneError::Record(RecordError::Columns { line: 1 }))
         ));
         assert!(matches!(
             super::samples("d1-d3,,,Ongoing\n"),
