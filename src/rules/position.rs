@@ -209,13 +209,8 @@ impl Position {
     /// The standard start of `variant`: its board's layout, attackers to move.
     #[must_use]
     pub fn start(variant: Variant) -> Position {
-        let text: PositionText = variant
-            .size
-            .geometry()
-            .start_text
-            .parse()
-            .expect("the standard layouts parse");
-        Position::from_setup(&text, variant).expect("the standard layouts are valid")
+        Position::from_setup(variant.size.geometry().start_layout(), variant)
+            .expect("the standard layouts are valid")
     }
 
     /// The position `setup` describes, to be played by `variant`'s rules.
