@@ -394,6 +394,7 @@ impl Position {
     /// stands on the first square, the move is not along a line, the path is
     /// blocked, or a soldier would stop on (or, in Tablut, cross) the
     /// throne or stop on a corner.
+    #[inline]
     pub fn check(&self, mv: Move) -> Result<(), PlayError> {
         if self.reaches(mv) {
             return Ok(());
