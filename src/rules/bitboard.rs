@@ -126,8 +126,7 @@ impl Bitboard {
     /// Flips one square (adds it if absent, removes it if present).
     #[inline(always)]
     pub(crate) fn toggle(&mut self, square: Square) {
-        let index = square.index();
-        self.0[(index >> 6) as usize] ^= 1 << (index & 63);
+        *self ^= Bitboard::from_square(square);
     }
 
     /// Every square moved one rank up; the top rank falls off.
