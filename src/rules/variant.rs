@@ -345,11 +345,8 @@ impl Geometry {
 
     /// The standard start's pieces, read from `start_text` the first time.
     pub fn start_layout(&self) -> &PositionText {
-        self.start_layout.get_or_init(|| {
-            self.start_text
-                .parse()
-                .expect("the standard layouts parse")
-        })
+        self.start_layout
+            .get_or_init(|| self.start_text.parse().expect("the standard layouts parse"))
     }
 }
 
