@@ -6,7 +6,7 @@
 //!
 //! `cargo bench --bench rpc` (`RPC_BENCH_SECONDS` sets each measurement's
 //! length, 3 by default; `RPC_BENCH_BODIES=<dir>` only writes the two
-//! requests as gRPC bodies there, for h2load). Server and clients share the machine's cores, as
+//! requests as gRPC bodies there, and the same on the empty game, for h2load). Server and clients share the machine's cores, as
 //! they would with a load tool on the same host.
 
 // The tests' shared helpers (a real game among them).
@@ -197,7 +197,7 @@ async fn measure(
     concurrent: usize,
     duration: Duration,
 ) -> Measured {
-    let (legal, apply) = requests(moves);
+    let (legal, apply) = requests(moves, PLIES);
     let started = Instant::now();
     let end = started + duration;
     let mut tasks = JoinSet::new();
@@ -233,16 +233,16 @@ async fn measure(
     }
 }
 
-/// The LegalMoves and ApplyMove requests the load is made of: the game after `PLIES` plies, and
+/// The LegalMoves and ApplyMove requests the load is made of: the game after `plies` plies, and
 /// the next recorded move.
-fn requests(moves: &[String]) -> (LegalMovesRequest, ApplyMoveRequest) {
+fn requests(moves: &[String], plies: usize) -> (LegalMovesRequest, ApplyMoveRequest) {
     let legal = LegalMovesRequest {
-        game: Some(game_proto(moves)),
+        game: Some(game_proto(&moves[..plies])),
         square: String::new(),
     };
     let apply = ApplyMoveRequest {
-        game: Some(game_proto(moves)),
-        next_move: moves[PLIES].clone(),
+        game: Some(game_proto(&moves[..plies])),
+        next_move: moves[plies].clone(),
         include_legal_moves: false,
     };
     (legal, apply)
@@ -254,7 +254,7 @@ async fn message_sizes(
     moves: &[String],
 ) -> [(usize, usize); 2] {
     let mut client = client.clone();
-    let (legal, apply) = requests(moves);
+    let (legal, apply) = requests(moves, PLIES);
     let legal_reply = client.legal_moves(legal.clone()).await.expect("LegalMoves");
     let apply_reply = client.apply_move(apply.clone()).await.expect("ApplyMove");
     [
@@ -264,12 +264,17 @@ async fn message_sizes(
 }
 
 /// The two requests as gRPC message bodies (a 5-byte frame header, then the
-/// protobuf), for an HTTP/2 load tool: `legal_moves.bin`, `apply_move.bin`.
+/// protobuf), for an HTTP/2 load tool: `legal_moves.bin`, `apply_move.bin`,
+/// and the same calls on the empty game (`*_empty.bin`: its first move), the
+/// rate a replay is measured against.
 fn write_bodies(dir: &std::path::Path, moves: &[String]) {
-    let (legal, apply) = requests(moves);
+    let (legal, apply) = requests(moves, PLIES);
+    let (legal_empty, apply_empty) = requests(moves, 0);
     for (name, message) in [
         ("legal_moves.bin", legal.encode_to_vec()),
         ("apply_move.bin", apply.encode_to_vec()),
+        ("legal_moves_empty.bin", legal_empty.encode_to_vec()),
+        ("apply_move_empty.bin", apply_empty.encode_to_vec()),
     ] {
         let length = u32::try_from(message.len()).expect("a small message");
         let mut body = vec![0u8];
@@ -281,7 +286,7 @@ fn write_bodies(dir: &std::path::Path, moves: &[String]) {
     }
 }
 
-/// The first `PLIES` moves as the service takes a game.
+/// The moves played so far as the service takes a game.
 fn game_proto(moves: &[String]) -> pb::Game {
     pb::Game {
         variant: Some(pb::Variant {
@@ -289,7 +294,7 @@ fn game_proto(moves: &[String]) -> pb::Game {
             board_size: 0,
         }),
         start: String::new(),
-        moves: moves[..PLIES].to_vec(),
+        moves: moves.to_vec(),
     }
 }
 

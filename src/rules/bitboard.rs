@@ -24,14 +24,29 @@ use super::square::{MAX_BOARD_SIZE, Square};
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Bitboard([u64; 4]);
 
+/// The set of each square alone, by square index.
+const SINGLE_SQUARES: [Bitboard; 256] = {
+    let mut sets = [Bitboard::EMPTY; 256];
+    let mut index = 0;
+    while index < 256 {
+        sets[index].0[index >> 6] = 1 << (index & 63);
+        index += 1;
+    }
+    sets
+};
+
 impl Bitboard {
     /// No squares.
     pub const EMPTY: Bitboard = Bitboard([0; 4]);
 
     /// The set holding `square` alone.
     #[must_use]
+    #[inline(always)]
     pub const fn from_square(square: Square) -> Bitboard {
-        Bitboard::EMPTY.with(square)
+        // Read whole from a table, not written through an index: a set
+        // written word by word and read back whole at once stalls the load
+        // (the profile of a replay showed it).
+        SINGLE_SQUARES[square.index() as usize]
     }
 
     /// This set with `square` added.
@@ -111,8 +126,7 @@ impl Bitboard {
     /// Flips one square (adds it if absent, removes it if present).
     #[inline(always)]
     pub(crate) fn toggle(&mut self, square: Square) {
-        let index = square.index();
-        self.0[(index >> 6) as usize] ^= 1 << (index & 63);
+        *self ^= Bitboard::from_square(square);
     }
 
     /// Every square moved one rank up; the top rank falls off.

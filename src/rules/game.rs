@@ -204,16 +204,19 @@ impl Game {
         let mv = text
             .to_move(self.position())
             .map_err(|e| error(GameErrorKind::Play(e)))?;
-        let mut next = *self.position();
+        // The move is made on the history's own copy: one copy a ply.
+        self.history.extend_from_within(self.history.len() - 1..);
+        let next = self.history.last_mut().expect("just pushed");
         let captures = next.play_unchecked(mv);
         if let Some(given) = text.captures.filter(|&given| given != captures) {
+            self.history.pop();
             return Err(error(GameErrorKind::Play(PlayError::CaptureMismatch {
                 mv,
                 given,
                 actual: captures,
             })));
         }
-        Ok(self.push(mv, next, captures))
+        Ok(self.record(mv, captures))
     }
 
     /// Plays a move.
@@ -227,7 +230,8 @@ impl Game {
             index,
             kind: GameErrorKind::Play(e),
         })?;
-        Ok(self.push(mv, next, outcome.captures))
+        self.history.push(next);
+        Ok(self.record(mv, outcome.captures))
     }
 
     /// What playing `mv` now would do, without playing it: the captures, the
@@ -291,12 +295,13 @@ impl Game {
         0
     }
 
-    /// Records the position after an accepted move and judges repetition
-    /// (rule 9) in constant time: the hash finds the earlier standings of
-    /// the placement, and a board comparison confirms them, so a hash
-    /// collision never changes a verdict.
-    fn push(&mut self, played: Move, next: Position, captures: Bitboard) -> PlayedMove {
-        let index = self.history.len();
+    /// Records an accepted move whose position the history has just taken
+    /// in, and judges repetition (rule 9) in constant time: the hash finds
+    /// the earlier standings of the placement, and a board comparison
+    /// confirms them, so a hash collision never changes a verdict.
+    fn record(&mut self, played: Move, captures: Bitboard) -> PlayedMove {
+        let index = self.history.len() - 1;
+        let next = &self.history[index];
         if !captures.is_empty() || next.king().is_none() {
             self.since_capture = index;
             self.latest_by_hash.clear();
@@ -312,7 +317,7 @@ impl Game {
         };
         while let Some(earlier) = link {
             let earlier_seen = self.seen[earlier];
-            if self.history[earlier].same_placement(&next) {
+            if self.history[earlier].same_placement(next) {
                 seen.count = earlier_seen.count + 1;
                 match previous {
                     None => seen.other_placement = earlier_seen.other_placement,
@@ -324,9 +329,8 @@ impl Game {
             }
             (previous, link) = (Some(earlier), earlier_seen.other_placement);
         }
-        self.history.push(next);
         self.seen.push(seen);
-        self.status = verdict(&next, seen.count);
+        self.status = verdict(next, seen.count);
         PlayedMove {
             played,
             captures,

@@ -83,6 +83,9 @@ impl std::error::Error for ParseMoveError {}
 impl FromStr for MoveText {
     type Err = ParseMoveError;
 
+    // Inlined, a replay keeps the move in registers instead of reading it
+    // back from memory it has only just written.
+    #[inline]
     fn from_str(text: &str) -> Result<MoveText, ParseMoveError> {
         if text.is_empty() {
             return Err(ParseMoveError::Empty);

@@ -172,15 +172,28 @@ impl Position {
     fn king_in_exit_fort_on_edge(&self) -> bool {
         let geometry = self.geometry();
         let empty = geometry.board.minus(self.occupied());
-        let space = self.king.neighbours().flood(empty);
+        // An attacker next to the king or his space breaks the fort: the
+        // flood stops as soon as it reaches one, which is nearly always soon.
+        let next_to_attackers = self.attackers.neighbours();
+        if self.king.intersects(next_to_attackers) {
+            return false;
+        }
+        let mut space = self.king.neighbours() & empty;
         if space.is_empty() {
             return false;
         }
+        loop {
+            if space.intersects(next_to_attackers) {
+                return false;
+            }
+            let grown = space.grow() & empty;
+            if grown == space {
+                break;
+            }
+            space = grown;
+        }
         let fort = space | self.king;
         let touching = fort.neighbours() & geometry.board;
-        if touching.intersects(self.attackers) {
-            return false;
-        }
         let mut safe = self.defenders;
         loop {
             let threats = geometry.board.minus(fort | safe);

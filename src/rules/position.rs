@@ -209,13 +209,8 @@ impl Position {
     /// The standard start of `variant`: its board's layout, attackers to move.
     #[must_use]
     pub fn start(variant: Variant) -> Position {
-        let text: PositionText = variant
-            .size
-            .geometry()
-            .start_text
-            .parse()
-            .expect("the standard layouts parse");
-        Position::from_setup(&text, variant).expect("the standard layouts are valid")
+        Position::from_setup(variant.size.geometry().start_layout(), variant)
+            .expect("the standard layouts are valid")
     }
 
     /// The position `setup` describes, to be played by `variant`'s rules.
@@ -399,6 +394,7 @@ impl Position {
     /// stands on the first square, the move is not along a line, the path is
     /// blocked, or a soldier would stop on (or, in Tablut, cross) the
     /// throne or stop on a corner.
+    #[inline]
     pub fn check(&self, mv: Move) -> Result<(), PlayError> {
         if self.reaches(mv) {
             return Ok(());

@@ -2,8 +2,10 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use super::bitboard::Bitboard;
+use super::notation::PositionText;
 use super::side::Side;
 use super::square::Square;
 use super::status::{EndReason, Status};
@@ -287,6 +289,8 @@ pub(crate) struct Geometry {
     pub throne_in_line: [u32; 16],
     /// The standard start in position text.
     pub start_text: &'static str,
+    /// `start_text` read once, as every new game starts from it.
+    start_layout: OnceLock<PositionText>,
 }
 
 /// The square at (`file`, `rank`), in const context.
@@ -335,7 +339,14 @@ impl Geometry {
             restricted_in_line,
             throne_in_line,
             start_text,
+            start_layout: OnceLock::new(),
         }
+    }
+
+    /// The standard start's pieces, read from `start_text` the first time.
+    pub fn start_layout(&self) -> &PositionText {
+        self.start_layout
+            .get_or_init(|| self.start_text.parse().expect("the standard layouts parse"))
     }
 }
 
