@@ -13,7 +13,7 @@
 use std::future::Future as _;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -126,6 +126,8 @@ fn is_per_connection(error: &io::Error) -> bool {
 /// What a connection's calls tell its idle check.
 #[derive(Debug)]
 pub struct Activity {
+    /// Names the connection for the search pool's fair share.
+    id: u64,
     open_calls: AtomicUsize,
     any_call: AtomicBool,
     /// When the last call ended (or the connection was accepted).
@@ -134,7 +136,9 @@ pub struct Activity {
 
 impl Activity {
     fn new() -> Activity {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Activity {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             open_calls: AtomicUsize::new(0),
             any_call: AtomicBool::new(false),
             idle_since: Mutex::new(Instant::now()),
@@ -184,6 +188,20 @@ impl Drop for OpenCall {
 /// extensions by tonic (its connect info).
 #[derive(Clone, Debug)]
 pub struct ConnectionActivity(Arc<Activity>);
+
+/// The connection a call came on, as a number no other connection of this
+/// process has had; 0 when unknown (a server not started by
+/// [`super::Server::start`]).
+pub fn connection_id(extensions: &http::Extensions) -> u64 {
+    extensions
+        .get::<ConnectionActivity>()
+        .or_else(|| {
+            extensions
+                .get::<TlsConnectInfo<ConnectionActivity>>()
+                .map(TlsConnectInfo::get_ref)
+        })
+        .map_or(0, |activity| activity.0.id)
+}
 
 /// An accepted TCP connection that ends itself when idle too long.
 #[derive(Debug)]
