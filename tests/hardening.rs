@@ -13,6 +13,7 @@ mod hardening {
     mod config;
     mod connections;
     mod replay_flood;
+    mod request_bytes;
     mod shutdown;
     mod streams;
     mod transport_errors;

@@ -27,6 +27,7 @@ use tonic::codegen::http;
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::config::Config;
+use super::request_bytes::ByteBudget;
 
 /// How long connections may stay open without a call, and how many there may be.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +38,8 @@ pub struct ConnectionLimits {
     pub handshake_timeout: Duration,
     /// From the end of the last call to the next one.
     pub idle_timeout: Duration,
+    /// Request bytes the connection's calls may hold at once.
+    pub request_bytes: usize,
 }
 
 impl ConnectionLimits {
@@ -46,6 +49,7 @@ impl ConnectionLimits {
             max_connections: config.max_connections.max(1),
             handshake_timeout: Duration::from_millis(config.handshake_timeout_ms),
             idle_timeout: Duration::from_millis(config.idle_timeout_ms),
+            request_bytes: config.max_request_bytes_per_connection,
         }
     }
 }
@@ -128,6 +132,8 @@ fn is_per_connection(error: &io::Error) -> bool {
 pub struct Activity {
     /// Names the connection for the search pool's fair share.
     id: u64,
+    /// What its calls' messages may hold at once.
+    request_bytes: ByteBudget,
     open_calls: AtomicUsize,
     any_call: AtomicBool,
     /// When the last call ended (or the connection was accepted).
@@ -135,10 +141,11 @@ pub struct Activity {
 }
 
 impl Activity {
-    fn new() -> Activity {
+    fn new(request_bytes: usize) -> Activity {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Activity {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            request_bytes: ByteBudget::new(request_bytes),
             open_calls: AtomicUsize::new(0),
             any_call: AtomicBool::new(false),
             idle_since: Mutex::new(Instant::now()),
@@ -193,6 +200,15 @@ pub struct ConnectionActivity(Arc<Activity>);
 /// process has had; 0 when unknown (a server not started by
 /// [`super::Server::start`]).
 pub fn connection_id(extensions: &http::Extensions) -> u64 {
+    activity(extensions).map_or(0, |activity| activity.id)
+}
+
+/// The request byte budget of the connection a call came on.
+pub fn connection_budget(extensions: &http::Extensions) -> Option<ByteBudget> {
+    activity(extensions).map(|activity| activity.request_bytes.clone())
+}
+
+fn activity(extensions: &http::Extensions) -> Option<&Activity> {
     extensions
         .get::<ConnectionActivity>()
         .or_else(|| {
@@ -200,7 +216,7 @@ pub fn connection_id(extensions: &http::Extensions) -> u64 {
                 .get::<TlsConnectInfo<ConnectionActivity>>()
                 .map(TlsConnectInfo::get_ref)
         })
-        .map_or(0, |activity| activity.0.id)
+        .map(|activity| &*activity.0)
 }
 
 /// An accepted TCP connection that ends itself when idle too long.
@@ -217,7 +233,7 @@ impl Connection {
     fn new(stream: TcpStream, limits: ConnectionLimits, slot: OwnedSemaphorePermit) -> Connection {
         Connection {
             stream,
-            activity: Arc::new(Activity::new()),
+            activity: Arc::new(Activity::new(limits.request_bytes)),
             limits,
             idle_check: Box::pin(tokio::time::sleep(limits.handshake_timeout)),
             _slot: slot,
