@@ -27,6 +27,7 @@ use tonic::codegen::http;
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::config::Config;
+use super::held_body::HeldBody;
 use super::request_bytes::ByteBudget;
 
 /// How long connections may stay open without a call, and how many there may be.
@@ -178,7 +179,7 @@ impl Activity {
 
 /// A call open on a connection, until its response (body included) is dropped.
 #[derive(Debug)]
-struct OpenCall(Arc<Activity>);
+pub struct OpenCall(Arc<Activity>);
 
 impl Drop for OpenCall {
     fn drop(&mut self) {
@@ -208,7 +209,7 @@ pub fn connection_budget(extensions: &http::Extensions) -> Option<ByteBudget> {
     activity(extensions).map(|activity| activity.request_bytes.clone())
 }
 
-fn activity(extensions: &http::Extensions) -> Option<&Activity> {
+fn activity(extensions: &http::Extensions) -> Option<&Arc<Activity>> {
     extensions
         .get::<ConnectionActivity>()
         .or_else(|| {
@@ -216,7 +217,7 @@ fn activity(extensions: &http::Extensions) -> Option<&Activity> {
                 .get::<TlsConnectInfo<ConnectionActivity>>()
                 .map(TlsConnectInfo::get_ref)
         })
-        .map(|activity| &*activity.0)
+        .map(|activity| &activity.0)
 }
 
 /// An accepted TCP connection that ends itself when idle too long.
@@ -339,7 +340,9 @@ where
     S: tower::Service<http::Request<B>, Response = http::Response<R>>,
     S::Future: Send + 'static,
 {
-    type Response = http::Response<TrackedBody<R>>;
+    /// The body keeps its call counted as open until it is dropped (a Watch
+    /// stream stays open for as long as it streams).
+    type Response = http::Response<HeldBody<R, Option<OpenCall>>>;
     type Error = S::Error;
     type Future = BoxFuture<Result<Self::Response, S::Error>>;
 
@@ -348,52 +351,11 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let extensions = request.extensions();
-        let activity = extensions
-            .get::<ConnectionActivity>()
-            .or_else(|| {
-                extensions
-                    .get::<TlsConnectInfo<ConnectionActivity>>()
-                    .map(TlsConnectInfo::get_ref)
-            })
-            .map(|activity| activity.0.call_started());
+        let open_call = activity(request.extensions()).map(Activity::call_started);
         let call = self.inner.call(request);
         Box::pin(async move {
             let response = call.await?;
-            Ok(response.map(|body| TrackedBody {
-                inner: body,
-                _call: activity,
-            }))
+            Ok(response.map(|body| HeldBody::new(body, open_call)))
         })
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A response body that keeps its call counted as open until it is dropped
-    /// (a Watch stream stays open for as long as it streams).
-    pub struct TrackedBody<B> {
-        #[pin]
-        inner: B,
-        _call: Option<OpenCall>,
-    }
-}
-
-impl<B: http_body::Body> http_body::Body for TrackedBody<B> {
-    type Data = B::Data;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
-        self.project().inner.poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
     }
 }

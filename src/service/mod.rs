@@ -22,6 +22,7 @@ mod convert;
 mod error;
 mod handlers;
 mod health;
+mod held_body;
 mod limits;
 mod pool;
 mod request_bytes;

@@ -23,6 +23,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::codegen::http;
 
 use super::error::ServiceError;
+use super::held_body::HeldBody;
 
 /// The gRPC message prefix: a compressed flag and a 4-byte length.
 const PREFIX_BYTES: usize = 5;
@@ -91,7 +92,8 @@ where
     S::Error: Send + 'static,
     R: Default + Send + 'static,
 {
-    type Response = http::Response<Holding<R>>;
+    /// The body holds the call's share of the budgets until it is dropped.
+    type Response = http::Response<HeldBody<R, Vec<OwnedSemaphorePermit>>>;
     type Error = S::Error;
     type Future = BoxFuture<Result<Self::Response, S::Error>>;
 
@@ -126,24 +128,17 @@ where
                 match taken {
                     Some(permits) => held = permits,
                     None => {
-                        let status = tonic::Status::from(ServiceError::Busy {
-                            waiting: 0,
+                        let status = tonic::Status::from(ServiceError::BusyReading {
                             retry_after: RETRY_AFTER,
                         });
                         let refused = status.into_http::<R>();
-                        return Ok(refused.map(|body| Holding {
-                            inner: body,
-                            _held: Vec::new(),
-                        }));
+                        return Ok(refused.map(|body| HeldBody::new(body, Vec::new())));
                     }
                 }
             }
             let body = tonic::body::Body::new(Replayed { head, rest: body });
             let response = inner.call(http::Request::from_parts(parts, body)).await?;
-            Ok(response.map(|body| Holding {
-                inner: body,
-                _held: held,
-            }))
+            Ok(response.map(|body| HeldBody::new(body, held)))
         })
     }
 }
@@ -220,34 +215,5 @@ impl http_body::Body for Replayed {
 
     fn is_end_stream(&self) -> bool {
         self.head.is_empty() && self.rest.is_end_stream()
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A response body that holds the call's bytes of budget until it is dropped.
-    pub struct Holding<B> {
-        #[pin]
-        inner: B,
-        _held: Vec<OwnedSemaphorePermit>,
-    }
-}
-
-impl<B: http_body::Body> http_body::Body for Holding<B> {
-    type Data = B::Data;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
-        self.project().inner.poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
     }
 }
