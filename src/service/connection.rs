@@ -227,8 +227,17 @@ pub struct Connection {
     activity: Arc<Activity>,
     limits: ConnectionLimits,
     idle_check: Pin<Box<Sleep>>,
+    /// Set once the server has closed its side: how long it still reads.
+    linger: Option<Pin<Box<Sleep>>>,
     _slot: OwnedSemaphorePermit,
 }
+
+/// How long a connection the server has closed (its last frames and FIN
+/// sent) still reads what the client sends, waiting for the client to close
+/// too. Closing a socket with unread bytes in it makes the kernel send a
+/// reset, and a reset can destroy data the client has not read yet: a
+/// Watch stream's last NOT_SERVING at shutdown, a call's last answer.
+pub const LINGER: Duration = Duration::from_millis(250);
 
 impl Connection {
     fn new(stream: TcpStream, limits: ConnectionLimits, slot: OwnedSemaphorePermit) -> Connection {
@@ -237,6 +246,7 @@ impl Connection {
             activity: Arc::new(Activity::new(limits.request_bytes)),
             limits,
             idle_check: Box::pin(tokio::time::sleep(limits.handshake_timeout)),
+            linger: None,
             _slot: slot,
         }
     }
@@ -302,8 +312,29 @@ impl AsyncWrite for Connection {
         Pin::new(&mut self.stream).poll_flush(cx)
     }
 
+    /// Sends FIN, then reads (and drops) what the client still sends until
+    /// it closes too, or for [`LINGER`] at most: see there.
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
+        if self.linger.is_none() {
+            std::task::ready!(Pin::new(&mut self.stream).poll_shutdown(cx))?;
+            self.linger = Some(Box::pin(tokio::time::sleep(LINGER)));
+        }
+        let mut scratch = [0u8; 4096];
+        loop {
+            if let Some(linger) = self.linger.as_mut()
+                && linger.as_mut().poll(cx).is_ready()
+            {
+                return Poll::Ready(Ok(()));
+            }
+            let mut buf = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut self.stream).poll_read(cx, &mut buf) {
+                Poll::Ready(Ok(())) if buf.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => {}
+                // The client is gone: nothing is left to protect.
+                Poll::Ready(Err(_)) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 
