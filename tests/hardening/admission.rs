@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use tafl::service::pb::{SearchLimits, SuggestMoveRequest};
+use tafl::service::pb::SuggestMoveRequest;
 use tokio::task::JoinSet;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -17,25 +17,6 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 /// Generous, for a loaded machine: the target is 50 ms (printed).
 const REFUSAL_BOUND: Duration = Duration::from_millis(500);
 
-/// A full-strength SuggestMove that thinks `max_time_ms`, with a deadline.
-fn timed_search(
-    seed: u64,
-    max_time_ms: u32,
-    timeout: Duration,
-) -> tonic::Request<SuggestMoveRequest> {
-    let mut request = tonic::Request::new(SuggestMoveRequest {
-        game: None,
-        limits: Some(SearchLimits {
-            max_time_ms,
-            ..SearchLimits::default()
-        }),
-        level: 10,
-        seed,
-    });
-    request.set_timeout(timeout);
-    request
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn searches_that_cannot_start_in_time_are_refused_at_once() {
     let server = crate::tafl(&["--search-threads", &SLOTS.to_string()]);
@@ -44,7 +25,7 @@ async fn searches_that_cannot_start_in_time_are_refused_at_once() {
     for seed in 0..SEARCHES as u64 {
         let mut client = client.clone();
         calls.spawn(async move {
-            let request = timed_search(seed, SEARCH_MS, TIMEOUT);
+            let request = crate::timed_search(seed, SEARCH_MS, Some(TIMEOUT));
             let started = Instant::now();
             let result = client.suggest_move(request).await;
             (result, started.elapsed())
@@ -117,7 +98,7 @@ async fn one_client_flooding_long_searches_does_not_starve_another() {
         flood.spawn(async move {
             let (mut answered, mut refused) = (0, 0);
             while flooding.load(std::sync::atomic::Ordering::Relaxed) {
-                let request = timed_search(seed, FLOOD_SEARCH_MS, FLOOD_TIMEOUT);
+                let request = crate::timed_search(seed, FLOOD_SEARCH_MS, Some(FLOOD_TIMEOUT));
                 match client.suggest_move(request).await {
                     Ok(_) => answered += 1,
                     Err(status) if status.code() == Code::ResourceExhausted => {

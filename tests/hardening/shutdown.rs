@@ -5,7 +5,6 @@
 
 use std::time::{Duration, Instant};
 
-use tafl::service::pb::{SearchLimits, SuggestMoveRequest};
 use tokio::task::JoinSet;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -31,15 +30,7 @@ async fn the_grace_period_bounds_the_exit_and_searches_answer() {
         let mut client = client.clone();
         searches.spawn(async move {
             client
-                .suggest_move(SuggestMoveRequest {
-                    game: None,
-                    limits: Some(SearchLimits {
-                        max_time_ms: SEARCH_MS,
-                        ..SearchLimits::default()
-                    }),
-                    level: 10,
-                    seed,
-                })
+                .suggest_move(crate::timed_search(seed, SEARCH_MS, None))
                 .await
         });
     }
@@ -49,14 +40,7 @@ async fn the_grace_period_bounds_the_exit_and_searches_answer() {
     let mut probe = client.clone();
     let waited = Instant::now();
     loop {
-        let mut request = tonic::Request::new(SuggestMoveRequest {
-            limits: Some(SearchLimits {
-                max_time_ms: 100,
-                ..SearchLimits::default()
-            }),
-            ..SuggestMoveRequest::default()
-        });
-        request.set_timeout(Duration::from_millis(500));
+        let request = crate::timed_search(0, 100, Some(Duration::from_millis(500)));
         let refused = probe
             .suggest_move(request)
             .await
