@@ -13,6 +13,7 @@ mod hardening {
     mod config;
     mod connections;
     mod replay_flood;
+    mod request_bytes;
     mod shutdown;
     mod streams;
     mod transport_errors;
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 use common::process::Tafl;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
+use tafl::service::pb::{SearchLimits, SuggestMoveRequest};
 use tonic::transport::Channel;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::{HealthCheckRequest, health_check_response::ServingStatus};
@@ -61,6 +63,27 @@ async fn assert_serving(addr: SocketAddr) {
         .await
         .expect("Health/Check within 5 s");
     assert_eq!(status, ServingStatus::Serving as i32);
+}
+
+/// A full-strength SuggestMove that thinks `max_time_ms`, with a deadline if given.
+fn timed_search(
+    seed: u64,
+    max_time_ms: u32,
+    timeout: Option<Duration>,
+) -> tonic::Request<SuggestMoveRequest> {
+    let mut request = tonic::Request::new(SuggestMoveRequest {
+        game: None,
+        limits: Some(SearchLimits {
+            max_time_ms,
+            ..SearchLimits::default()
+        }),
+        level: 10,
+        seed,
+    });
+    if let Some(timeout) = timeout {
+        request.set_timeout(timeout);
+    }
+    request
 }
 
 /// The `share` percentile of sorted `values`.

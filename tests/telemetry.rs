@@ -6,6 +6,8 @@
 //!
 //! One test: the subscriber `telemetry::init` installs is process-wide.
 
+mod common;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -341,30 +343,18 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
 async fn the_binary_exports_to_the_environments_collector_and_flushes_on_sigterm() {
     let received = Received::default();
     let receiver = start_receiver(received.clone()).await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .env("TAFL_LISTEN", format!("127.0.0.1:{port}"))
-        .env("TAFL_HASH_MB", "1")
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{receiver}"))
-        .env_remove("TAFL_OTLP_ENDPOINT")
-        .env("OTEL_SERVICE_NAME", "tafl-under-test")
-        .env("RUST_LOG", "warn")
-        .spawn()
-        .expect("tafl starts");
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let mut client = loop {
-        match TaflServiceClient::connect(format!("http://127.0.0.1:{port}")).await {
-            Ok(client) => break client,
-            Err(_) if std::time::Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(error) => panic!("tafl never listened: {error}"),
-        }
-    };
+    let endpoint = format!("http://{receiver}");
+    let mut tafl = common::process::Tafl::start(
+        env!("CARGO_BIN_EXE_tafl"),
+        &["--hash-mb", "1"],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("OTEL_SERVICE_NAME", "tafl-under-test"),
+        ],
+    );
+    let mut client = TaflServiceClient::connect(format!("http://{}", tafl.addr))
+        .await
+        .expect("connects");
     let trace_id = "6e0c63257de34c92bf9efcd03927272e";
     client
         .legal_moves(traced(
@@ -375,22 +365,8 @@ async fn the_binary_exports_to_the_environments_collector_and_flushes_on_sigterm
         .await
         .expect("LegalMoves answers");
 
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "tafl did not stop"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    tafl.sigterm();
+    let status = tafl.wait(Duration::from_secs(20));
     assert!(status.success(), "exit status {status:?}");
     // The export finished before the process exited: no waiting needed.
     let spans = received.spans.lock().unwrap().clone();

@@ -39,6 +39,16 @@ pub struct Config {
     #[arg(long, env = "TAFL_MAX_MESSAGE_BYTES", default_value_t = 4 << 20)]
     pub max_message_bytes: usize,
 
+    /// Request bytes one connection's calls may hold at once (each call counts its message's
+    /// length from when its first bytes arrive until it ends); past that, RESOURCE_EXHAUSTED.
+    /// At least --max-message-bytes.
+    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES_PER_CONNECTION", default_value_t = 16 << 20)]
+    pub max_request_bytes_per_connection: usize,
+
+    /// Request bytes all calls may hold at once, as above. At least --max-message-bytes.
+    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES", default_value_t = 64 << 20)]
+    pub max_request_bytes: usize,
+
     /// Deepest search the server runs, whatever a caller asks (plies).
     #[arg(long, env = "TAFL_MAX_SEARCH_DEPTH", default_value_t = 32)]
     pub max_search_depth: u32,
@@ -182,7 +192,8 @@ impl Config {
     /// The first value out of range, with a sentence naming its flag.
     pub fn validate(&self) -> Result<(), ConfigError> {
         const HOUR_MS: u64 = 3_600_000;
-        let counts: [(&'static str, u64, RangeInclusive<u64>); 11] = [
+        let message = as_u64(self.max_message_bytes);
+        let counts: [(&'static str, u64, RangeInclusive<u64>); 13] = [
             ("--search-threads", as_u64(self.search_threads), 0..=1024),
             (
                 "--max-concurrent-searches",
@@ -218,6 +229,16 @@ impl Config {
                 1..=1_000_000,
             ),
             ("--replay-threads", as_u64(self.replay_threads), 0..=1024),
+            (
+                "--max-request-bytes-per-connection",
+                as_u64(self.max_request_bytes_per_connection),
+                message..=1 << 40,
+            ),
+            (
+                "--max-request-bytes",
+                as_u64(self.max_request_bytes),
+                message..=1 << 40,
+            ),
         ];
         let durations: [(&'static str, u64, RangeInclusive<u64>); 9] = [
             ("--max-search-time-ms", self.max_search_time_ms, 1..=HOUR_MS),

@@ -13,7 +13,7 @@
 use std::future::Future as _;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -27,6 +27,8 @@ use tonic::codegen::http;
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::config::Config;
+use super::held_body::HeldBody;
+use super::request_bytes::ByteBudget;
 
 /// How long connections may stay open without a call, and how many there may be.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +39,8 @@ pub struct ConnectionLimits {
     pub handshake_timeout: Duration,
     /// From the end of the last call to the next one.
     pub idle_timeout: Duration,
+    /// Request bytes the connection's calls may hold at once.
+    pub request_bytes: usize,
 }
 
 impl ConnectionLimits {
@@ -46,6 +50,7 @@ impl ConnectionLimits {
             max_connections: config.max_connections.max(1),
             handshake_timeout: Duration::from_millis(config.handshake_timeout_ms),
             idle_timeout: Duration::from_millis(config.idle_timeout_ms),
+            request_bytes: config.max_request_bytes_per_connection,
         }
     }
 }
@@ -126,6 +131,10 @@ fn is_per_connection(error: &io::Error) -> bool {
 /// What a connection's calls tell its idle check.
 #[derive(Debug)]
 pub struct Activity {
+    /// Names the connection for the search pool's fair share.
+    id: u64,
+    /// What its calls' messages may hold at once.
+    request_bytes: ByteBudget,
     open_calls: AtomicUsize,
     any_call: AtomicBool,
     /// When the last call ended (or the connection was accepted).
@@ -133,8 +142,11 @@ pub struct Activity {
 }
 
 impl Activity {
-    fn new() -> Activity {
+    fn new(request_bytes: usize) -> Activity {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Activity {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            request_bytes: ByteBudget::new(request_bytes),
             open_calls: AtomicUsize::new(0),
             any_call: AtomicBool::new(false),
             idle_since: Mutex::new(Instant::now()),
@@ -167,7 +179,7 @@ impl Activity {
 
 /// A call open on a connection, until its response (body included) is dropped.
 #[derive(Debug)]
-struct OpenCall(Arc<Activity>);
+pub struct OpenCall(Arc<Activity>);
 
 impl Drop for OpenCall {
     fn drop(&mut self) {
@@ -185,6 +197,29 @@ impl Drop for OpenCall {
 #[derive(Clone, Debug)]
 pub struct ConnectionActivity(Arc<Activity>);
 
+/// The connection a call came on, as a number no other connection of this
+/// process has had; 0 when unknown (a server not started by
+/// [`super::Server::start`]).
+pub fn connection_id(extensions: &http::Extensions) -> u64 {
+    activity(extensions).map_or(0, |activity| activity.id)
+}
+
+/// The request byte budget of the connection a call came on.
+pub fn connection_budget(extensions: &http::Extensions) -> Option<ByteBudget> {
+    activity(extensions).map(|activity| activity.request_bytes.clone())
+}
+
+fn activity(extensions: &http::Extensions) -> Option<&Arc<Activity>> {
+    extensions
+        .get::<ConnectionActivity>()
+        .or_else(|| {
+            extensions
+                .get::<TlsConnectInfo<ConnectionActivity>>()
+                .map(TlsConnectInfo::get_ref)
+        })
+        .map(|activity| &activity.0)
+}
+
 /// An accepted TCP connection that ends itself when idle too long.
 #[derive(Debug)]
 pub struct Connection {
@@ -192,16 +227,26 @@ pub struct Connection {
     activity: Arc<Activity>,
     limits: ConnectionLimits,
     idle_check: Pin<Box<Sleep>>,
+    /// Set once the server has closed its side: how long it still reads.
+    linger: Option<Pin<Box<Sleep>>>,
     _slot: OwnedSemaphorePermit,
 }
+
+/// How long a connection the server has closed (its last frames and FIN
+/// sent) still reads what the client sends, waiting for the client to close
+/// too. Closing a socket with unread bytes in it makes the kernel send a
+/// reset, and a reset can destroy data the client has not read yet: a
+/// Watch stream's last NOT_SERVING at shutdown, a call's last answer.
+pub const LINGER: Duration = Duration::from_millis(250);
 
 impl Connection {
     fn new(stream: TcpStream, limits: ConnectionLimits, slot: OwnedSemaphorePermit) -> Connection {
         Connection {
             stream,
-            activity: Arc::new(Activity::new()),
+            activity: Arc::new(Activity::new(limits.request_bytes)),
             limits,
             idle_check: Box::pin(tokio::time::sleep(limits.handshake_timeout)),
+            linger: None,
             _slot: slot,
         }
     }
@@ -267,8 +312,29 @@ impl AsyncWrite for Connection {
         Pin::new(&mut self.stream).poll_flush(cx)
     }
 
+    /// Sends FIN, then reads (and drops) what the client still sends until
+    /// it closes too, or for [`LINGER`] at most: see there.
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
+        if self.linger.is_none() {
+            std::task::ready!(Pin::new(&mut self.stream).poll_shutdown(cx))?;
+            self.linger = Some(Box::pin(tokio::time::sleep(LINGER)));
+        }
+        let mut scratch = [0u8; 4096];
+        loop {
+            if let Some(linger) = self.linger.as_mut()
+                && linger.as_mut().poll(cx).is_ready()
+            {
+                return Poll::Ready(Ok(()));
+            }
+            let mut buf = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut self.stream).poll_read(cx, &mut buf) {
+                Poll::Ready(Ok(())) if buf.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => {}
+                // The client is gone: nothing is left to protect.
+                Poll::Ready(Err(_)) => return Poll::Ready(Ok(())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 
@@ -305,7 +371,9 @@ where
     S: tower::Service<http::Request<B>, Response = http::Response<R>>,
     S::Future: Send + 'static,
 {
-    type Response = http::Response<TrackedBody<R>>;
+    /// The body keeps its call counted as open until it is dropped (a Watch
+    /// stream stays open for as long as it streams).
+    type Response = http::Response<HeldBody<R, Option<OpenCall>>>;
     type Error = S::Error;
     type Future = BoxFuture<Result<Self::Response, S::Error>>;
 
@@ -314,52 +382,11 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let extensions = request.extensions();
-        let activity = extensions
-            .get::<ConnectionActivity>()
-            .or_else(|| {
-                extensions
-                    .get::<TlsConnectInfo<ConnectionActivity>>()
-                    .map(TlsConnectInfo::get_ref)
-            })
-            .map(|activity| activity.0.call_started());
+        let open_call = activity(request.extensions()).map(Activity::call_started);
         let call = self.inner.call(request);
         Box::pin(async move {
             let response = call.await?;
-            Ok(response.map(|body| TrackedBody {
-                inner: body,
-                _call: activity,
-            }))
+            Ok(response.map(|body| HeldBody::new(body, open_call)))
         })
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A response body that keeps its call counted as open until it is dropped
-    /// (a Watch stream stays open for as long as it streams).
-    pub struct TrackedBody<B> {
-        #[pin]
-        inner: B,
-        _call: Option<OpenCall>,
-    }
-}
-
-impl<B: http_body::Body> http_body::Body for TrackedBody<B> {
-    type Data = B::Data;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
-        self.project().inner.poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
     }
 }

@@ -128,6 +128,16 @@ pub enum ServiceError {
         retry_after: std::time::Duration,
     },
 
+    /// The large requests being read at once already fill the connection's
+    /// or the server's budget.
+    #[error(
+        "the server is busy: large requests already being read fill its request memory; try again later"
+    )]
+    BusyReading {
+        /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).
+        retry_after: std::time::Duration,
+    },
+
     /// Not even a depth-1 search fits the call's deadline.
     #[error("the deadline leaves no time for even a depth-1 search")]
     DeadlineTooShort,
@@ -181,7 +191,9 @@ impl ServiceError {
         match self {
             ServiceError::InvalidArgument { reason, .. } => Some(*reason),
             ServiceError::GameOver { .. } => Some(Reason::GameOver),
-            ServiceError::Busy { .. } => Some(Reason::Overloaded),
+            ServiceError::Busy { .. } | ServiceError::BusyReading { .. } => {
+                Some(Reason::Overloaded)
+            }
             ServiceError::DeadlineTooShort
             | ServiceError::ShuttingDown
             | ServiceError::Internal(_) => None,
@@ -202,7 +214,7 @@ impl ServiceError {
         match self {
             ServiceError::InvalidArgument { .. } => Code::InvalidArgument,
             ServiceError::GameOver { .. } => Code::FailedPrecondition,
-            ServiceError::Busy { .. } => Code::ResourceExhausted,
+            ServiceError::Busy { .. } | ServiceError::BusyReading { .. } => Code::ResourceExhausted,
             ServiceError::DeadlineTooShort => Code::DeadlineExceeded,
             ServiceError::ShuttingDown => Code::Unavailable,
             ServiceError::Internal(_) => Code::Internal,
@@ -253,7 +265,7 @@ impl From<ServiceError> for Status {
                 error_info(&mut details, Reason::GameOver, Some(&subject), ply);
                 details.add_precondition_failure_violation(GAME_OVER, subject, description);
             }
-            ServiceError::Busy { retry_after, .. } => {
+            ServiceError::Busy { retry_after, .. } | ServiceError::BusyReading { retry_after } => {
                 error_info(&mut details, Reason::Overloaded, None, None);
                 details.set_retry_info(Some(retry_after));
                 let mut status = Status::with_error_details(code, message, details);

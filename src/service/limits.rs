@@ -72,13 +72,24 @@ pub fn search_limits(
 /// depth and nodes, in less).
 pub const UNTIMED_SEARCH_ESTIMATE: Duration = Duration::from_secs(1);
 
-/// How long a search with these limits is expected to hold its slot (the
-/// deadline, if shorter, is applied by admission).
+/// The search speed admission assumes to turn a node cap into time: a
+/// quarter of what one idle core does (`tafl bench`: about 1 M nodes/s), so
+/// that a busy machine does not make the estimate short.
+pub const ADMISSION_NODES_PER_SECOND: u64 = 250_000;
+
+/// How long a search with these limits (the level's own applied) is
+/// expected to hold its slot: its time bound, or its node cap at
+/// [`ADMISSION_NODES_PER_SECOND`] if that is shorter. The deadline, if
+/// shorter, is applied by admission. It orders the search queue (shorter
+/// first) and judges admission.
 pub fn expected_search_time(limits: &Limits, caps: SearchCaps) -> Duration {
-    limits
+    let time = limits
         .max_time
         .unwrap_or(UNTIMED_SEARCH_ESTIMATE)
-        .min(caps.time)
+        .min(caps.time);
+    let nodes = limits.max_nodes.unwrap_or(u64::MAX).min(caps.nodes);
+    let node_time = Duration::from_millis(nodes.saturating_mul(1000) / ADMISSION_NODES_PER_SECOND);
+    time.min(node_time)
 }
 
 /// The most the proportional part of the deadline margin takes.
@@ -187,6 +198,31 @@ mod tests {
         assert_eq!(limits.max_depth, Some(3));
         assert_eq!(limits.max_time, Some(Duration::from_millis(50)));
         assert_eq!(limits.max_nodes, Some(10));
+    }
+
+    #[test]
+    fn a_node_cap_makes_a_search_expected_shorter() {
+        let level_five = crate::search::Level::new(5)
+            .expect("a level")
+            .limits(&Limits::default());
+        assert_eq!(
+            expected_search_time(&level_five, CAPS),
+            Duration::from_millis(200)
+        );
+        let strongest = crate::search::Level::STRONGEST.limits(&Limits::default());
+        assert_eq!(
+            expected_search_time(&strongest, CAPS),
+            Duration::from_secs(1)
+        );
+        let long = search_limits(
+            Some(&pb::SearchLimits {
+                max_time_ms: 3000,
+                ..pb::SearchLimits::default()
+            }),
+            CAPS,
+            None,
+        );
+        assert_eq!(expected_search_time(&long, CAPS), Duration::from_secs(3));
     }
 
     #[test]

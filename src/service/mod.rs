@@ -22,8 +22,10 @@ mod convert;
 mod error;
 mod handlers;
 mod health;
+mod held_body;
 mod limits;
 mod pool;
+mod request_bytes;
 pub mod shutdown;
 pub mod telemetry;
 mod tls;
@@ -163,6 +165,10 @@ impl Server {
         let router = builder
             .layer(connection::CallTrackingLayer)
             .layer(telemetry::layer())
+            .layer(request_bytes::RequestBytesLayer {
+                total: request_bytes::ByteBudget::new(config.max_request_bytes),
+                max_message_bytes: config.max_message_bytes,
+            })
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use tafl::service::pb::{SearchLimits, SuggestMoveRequest};
+use tafl::service::pb::SuggestMoveRequest;
 use tokio::task::JoinSet;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -25,16 +25,7 @@ async fn searches_that_cannot_start_in_time_are_refused_at_once() {
     for seed in 0..SEARCHES as u64 {
         let mut client = client.clone();
         calls.spawn(async move {
-            let mut request = tonic::Request::new(SuggestMoveRequest {
-                game: None,
-                limits: Some(SearchLimits {
-                    max_time_ms: SEARCH_MS,
-                    ..SearchLimits::default()
-                }),
-                level: 10,
-                seed,
-            });
-            request.set_timeout(TIMEOUT);
+            let request = crate::timed_search(seed, SEARCH_MS, Some(TIMEOUT));
             let started = Instant::now();
             let result = client.suggest_move(request).await;
             (result, started.elapsed())
@@ -83,4 +74,76 @@ async fn searches_that_cannot_start_in_time_are_refused_at_once() {
         refused.last().unwrap()
     );
     assert!(answered.iter().all(|elapsed| *elapsed < TIMEOUT));
+}
+
+/// The flooding client's searches: 1 s each with an 8 s deadline, so that
+/// a first-come queue would hold several seconds of them.
+const FLOOD_SEARCH_MS: u32 = 1000;
+const FLOOD_TIMEOUT: Duration = Duration::from_secs(8);
+const FLOODERS: u64 = 32;
+/// The other client's searches: level 3 (a node cap of 20,000) with a 3 s
+/// deadline, which a first-come queue behind the flood could not meet.
+const SHORT_SEARCHES: usize = 5;
+const SHORT_TIMEOUT: Duration = Duration::from_secs(3);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_flooding_long_searches_does_not_starve_another() {
+    let server = crate::tafl(&["--search-threads", &SLOTS.to_string()]);
+    let flood_client = crate::client(server.addr).await;
+    let flooding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let mut flood = JoinSet::new();
+    for seed in 0..FLOODERS {
+        let mut client = flood_client.clone();
+        let flooding = std::sync::Arc::clone(&flooding);
+        flood.spawn(async move {
+            let (mut answered, mut refused) = (0, 0);
+            while flooding.load(std::sync::atomic::Ordering::Relaxed) {
+                let request = crate::timed_search(seed, FLOOD_SEARCH_MS, Some(FLOOD_TIMEOUT));
+                match client.suggest_move(request).await {
+                    Ok(_) => answered += 1,
+                    Err(status) if status.code() == Code::ResourceExhausted => {
+                        refused += 1;
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    Err(status) => panic!("a flood search ended {status:?}"),
+                }
+            }
+            (answered, refused)
+        });
+    }
+    // Let the flood fill the slots and the queue first.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut other = crate::client(server.addr).await;
+    let mut waits = Vec::new();
+    for seed in 0..SHORT_SEARCHES as u64 {
+        let mut request = tonic::Request::new(SuggestMoveRequest {
+            game: None,
+            limits: None,
+            level: 3,
+            seed,
+        });
+        request.set_timeout(SHORT_TIMEOUT);
+        let started = Instant::now();
+        let reply = other.suggest_move(request).await;
+        waits.push(started.elapsed());
+        let reply = reply.unwrap_or_else(|status| {
+            panic!("short search {seed} behind the flood ended {status:?}")
+        });
+        assert!(reply.into_inner().best_move.is_some());
+    }
+    flooding.store(false, std::sync::atomic::Ordering::Relaxed);
+    let (answered, refused) = flood
+        .join_all()
+        .await
+        .into_iter()
+        .fold((0, 0), |(a, r), (answered, refused)| {
+            (a + answered, r + refused)
+        });
+    println!(
+        "short searches behind the flood took {waits:?}; flood: {answered} answered, {refused} refused"
+    );
+    assert!(
+        refused > 0,
+        "the flood was never refused: it did not fill the queue"
+    );
 }

@@ -33,6 +33,12 @@ fn bad_values_exit_2_with_a_sentence() {
         &[],
         "--max-streams-per-connection",
     );
+    // A budget that could never take one message of the largest size.
+    assert_refused(
+        &["--max-request-bytes-per-connection", "1048576"],
+        &[],
+        "--max-request-bytes-per-connection 1048576",
+    );
     // What clap itself cannot parse exits 2 as well.
     assert_refused(&["--max-game-plies", "many"], &[], "--max-game-plies");
 }

@@ -138,50 +138,18 @@ async fn the_binary_serves_and_exits_0_on_sigterm() {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+    let mut tafl =
+        common::process::Tafl::start(env!("CARGO_BIN_EXE_tafl"), &["--hash-mb", "4"], &[]);
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", tafl.addr))
         .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tafl"))
-        .env("TAFL_LISTEN", format!("127.0.0.1:{port}"))
-        .env("TAFL_HASH_MB", "4")
-        .env("RUST_LOG", "warn")
-        .spawn()
-        .expect("tafl starts");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let channel = loop {
-        match tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
-            .unwrap()
-            .connect()
-            .await
-        {
-            Ok(channel) => break channel,
-            Err(_) if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(50)).await
-            }
-            Err(error) => panic!("tafl never listened: {error}"),
-        }
-    };
+        .connect()
+        .await
+        .expect("connects");
     HealthClient::new(channel)
         .check(HealthCheckRequest::default())
         .await
         .expect("health answers");
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            assert!(status.success(), "exit status {status:?}");
-            break;
-        }
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("tafl did not stop on SIGTERM");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    tafl.sigterm();
+    let status = tafl.wait(Duration::from_secs(20));
+    assert!(status.success(), "exit status {status:?}");
 }

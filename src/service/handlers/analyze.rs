@@ -17,6 +17,7 @@ use crate::rules::Position;
 use crate::search::{AnalysisUpdate, Limits, MAX_LINES};
 
 use super::{State, StopOnDrop};
+use crate::service::connection::connection_id;
 use crate::service::convert;
 use crate::service::error::{Reason, ServiceError};
 use crate::service::limits::{any_limit, call_deadline, expected_search_time, search_limits};
@@ -45,6 +46,7 @@ pub(super) async fn handle(
     request: Request<pb::AnalyzeRequest>,
 ) -> Result<AnalysisStream, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
     let lines = request.multi_pv.max(1) as usize;
     if lines > MAX_LINES {
@@ -59,9 +61,11 @@ pub(super) async fn handle(
     }
     let limits = analysis_limits(request.limits.as_ref(), &state, deadline);
     // Refused at once, before the replay, if it could not start in time.
-    let admission = state
-        .pool
-        .admit(expected_search_time(&limits, state.caps), deadline)?;
+    let admission = state.pool.admit(
+        connection,
+        expected_search_time(&limits, state.caps),
+        deadline,
+    )?;
     let game = super::replay(&state, request.game.take()).await?;
     let span = super::record_game(&game);
     span.record("multi_pv", lines);

@@ -9,6 +9,7 @@ use crate::rules::Status;
 use crate::search::{self, Level};
 
 use super::State;
+use crate::service::connection::connection_id;
 use crate::service::convert;
 use crate::service::error::ServiceError;
 use crate::service::limits::{any_limit, call_deadline};
@@ -27,9 +28,18 @@ pub(super) async fn handle(
     request: Request<pb::EvaluateRequest>,
 ) -> Result<pb::EvaluateResponse, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
     let admission = any_limit(request.limits.as_ref())
-        .then(|| super::admit(&state, request.limits.as_ref(), deadline))
+        .then(|| {
+            super::admit(
+                &state,
+                connection,
+                request.limits.as_ref(),
+                Level::STRONGEST,
+                deadline,
+            )
+        })
         .transpose()?;
     let game = super::replay(&state, request.game.take()).await?;
     let span = super::record_game(&game);

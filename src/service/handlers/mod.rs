@@ -143,18 +143,22 @@ async fn replay(state: &Arc<State>, game: Option<pb::Game>) -> Result<Game, Serv
     .await
 }
 
-/// Admits a search with these limits, or refuses it at once (see
-/// [`SearchPool::admit`]); done before the game is replayed, so that a
-/// refusal costs nothing.
+/// Admits a search at `level` with these limits for a call on `connection`,
+/// or refuses it at once (see [`SearchPool::admit`]); done before the game
+/// is replayed, so that a refusal costs nothing.
 fn admit(
     state: &State,
+    connection: u64,
     limits: Option<&pb::SearchLimits>,
+    level: Level,
     deadline: Option<Instant>,
 ) -> Result<Admission, ServiceError> {
-    let limits = search_limits(limits, state.caps, deadline);
-    state
-        .pool
-        .admit(expected_search_time(&limits, state.caps), deadline)
+    let limits = level.limits(&search_limits(limits, state.caps, deadline));
+    state.pool.admit(
+        connection,
+        expected_search_time(&limits, state.caps),
+        deadline,
+    )
 }
 
 /// Searches the game's position on the bounded pool within the caller's

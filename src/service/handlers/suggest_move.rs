@@ -8,6 +8,7 @@ use tonic::Request;
 use crate::search::Level;
 
 use super::State;
+use crate::service::connection::connection_id;
 use crate::service::convert;
 use crate::service::error::{Reason, ServiceError};
 use crate::service::limits::call_deadline;
@@ -23,9 +24,10 @@ pub(super) async fn handle(
     request: Request<pb::SuggestMoveRequest>,
 ) -> Result<pb::SuggestMoveResponse, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
     let level = level_from_proto(request.level)?;
-    let admission = super::admit(&state, request.limits.as_ref(), deadline)?;
+    let admission = super::admit(&state, connection, request.limits.as_ref(), level, deadline)?;
     let game = super::replay(&state, request.game.take()).await?;
     let span = super::record_game(&game);
     span.record("level", i64::from(level.get()));

@@ -12,6 +12,7 @@ use crate::rules::{PlayedMove, Square};
 use crate::search;
 
 use super::State;
+use crate::service::connection::connection_id;
 use crate::service::convert;
 use crate::service::error::ServiceError;
 use crate::service::limits::call_deadline;
@@ -26,8 +27,9 @@ pub(super) async fn handle(
     request: Request<pb::ThreatsRequest>,
 ) -> Result<pb::ThreatsResponse, ServiceError> {
     let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
-    let admission = state.pool.admit(THREATS_TIME, deadline)?;
+    let admission = state.pool.admit(connection, THREATS_TIME, deadline)?;
     let game = super::replay(&state, request.game.take()).await?;
     super::record_game(&game);
     let (game, threats) = state
