@@ -74,6 +74,14 @@ impl Bitboard {
         self.0[(index >> 6) as usize] >> (index & 63) & 1 != 0
     }
 
+    /// Whether the square with bit `index` is in the set; false for an
+    /// index off the set's 256 bits, such as a step off the first or last
+    /// rank.
+    #[inline(always)]
+    pub(crate) const fn contains_index(self, index: i32) -> bool {
+        0 <= index && index < 256 && self.0[(index >> 6) as usize] >> (index & 63) & 1 != 0
+    }
+
     /// How many squares the set holds.
     #[must_use]
     pub const fn len(self) -> u32 {

@@ -5,6 +5,9 @@ use super::position::Position;
 use super::side::Side;
 use super::square::Square;
 
+/// One step east, west, north and south, in bit indices.
+pub(crate) const STEPS: [i32; 4] = [1, -1, 16, -16];
+
 impl Position {
     /// Square at (`file`, `rank`) if it is on this board.
     #[inline]
@@ -41,20 +44,17 @@ impl Position {
             Side::Attackers => self.defenders,
             Side::Defenders => self.attackers,
         };
-        let arrived = Bitboard::from_square(to);
-        let neighbours = arrived.neighbours() & victims;
+        // A victim one step from `to` with a hostile square one step
+        // beyond, tested bit by bit: a step east or west off the board lands
+        // in the padding files and one north or south off the 256 bits,
+        // where no piece stands and nothing is hostile.
+        let hostile = self.hostile_to_victims();
+        let at = to.index() as i32;
         let mut captures = Bitboard::EMPTY;
-        if !neighbours.is_empty() {
-            // A victim beside `to` with a hostile square beyond: shifting
-            // the pair one step puts both on the victim's square. Shifts off
-            // the board land in the padding files or fall off, where no
-            // victim stands.
-            let hostile = self.hostile_to_victims();
-            captures = neighbours
-                & ((arrived.north() & hostile.south())
-                    | (arrived.south() & hostile.north())
-                    | (arrived.east() & hostile.west())
-                    | (arrived.west() & hostile.east()));
+        for step in STEPS {
+            if victims.contains_index(at + step) && hostile.contains_index(at + 2 * step) {
+                captures |= Bitboard::from_square(Square::from_index((at + step) as u32));
+            }
         }
         let geometry = self.geometry();
         if self.variant.rules.has_shieldwall() && geometry.edge.minus(geometry.corners).contains(to)

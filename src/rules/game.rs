@@ -1,12 +1,10 @@
 //! A game: a start, the moves played since, and the repetition rule that
 //! needs them.
 
-use std::collections::HashMap;
 use std::fmt;
 
-use foldhash::fast::FixedState;
-
 use super::bitboard::Bitboard;
+use super::hash_index::HashIndex;
 use super::moves::Move;
 use super::notation::{MoveText, ParseMoveError};
 use super::position::{PlayError, Position};
@@ -37,7 +35,7 @@ pub struct Game {
     since_capture: usize,
     /// The latest position of each hash since `since_capture`, as an index
     /// into `history`: the head of that hash's chain in `seen`.
-    latest_by_hash: HashMap<u64, usize, FixedState>,
+    latest_by_hash: HashIndex,
     status: Status,
 }
 
@@ -137,8 +135,7 @@ impl Game {
             count: 1,
             other_placement: None,
         });
-        let mut latest_by_hash =
-            HashMap::with_capacity_and_hasher(TYPICAL_PLIES, FixedState::default());
+        let mut latest_by_hash = HashIndex::with_capacity(TYPICAL_PLIES);
         latest_by_hash.insert(start.hash(), 0);
         Game {
             history,
@@ -285,7 +282,7 @@ impl Game {
     /// How often `next`'s placement has stood since the last capture: the
     /// count at its latest standing, found by hash and confirmed by board.
     fn standings(&self, next: &Position) -> u32 {
-        let mut link = self.latest_by_hash.get(&next.hash()).copied();
+        let mut link = self.latest_by_hash.get(next.hash());
         while let Some(earlier) = link {
             if self.history[earlier].same_placement(next) {
                 return self.seen[earlier].count;

@@ -10,6 +10,7 @@
 mod bitboard;
 mod capture;
 mod game;
+mod hash_index;
 mod movegen;
 mod moves;
 mod notation;

@@ -25,27 +25,28 @@ impl Position {
     /// file) and of its file (by rank).
     #[inline(always)]
     pub(crate) fn reach(&self, square: Square, occupied: Bitboard, is_king: bool) -> (u32, u32) {
+        let (file, rank) = (square.file(), square.rank());
+        (
+            self.reach_in_line(occupied.rank_bits(rank), file, rank, is_king),
+            self.reach_in_line(self.occupied_by_file.rank_bits(file), rank, file, is_king),
+        )
+    }
+
+    /// The squares a piece may move to along one line: `pieces` are the
+    /// line's pieces as bits, `at` is the piece's place in it and `line` the
+    /// line's own index (a rank, or a file read on the transposed board,
+    /// which has the same throne and corners).
+    #[inline(always)]
+    pub(crate) fn reach_in_line(&self, mut pieces: u32, at: u8, line: u8, is_king: bool) -> u32 {
         let geometry = self.geometry();
         let width = u32::from(geometry.size);
-        let (file, rank) = (square.file(), square.rank());
-        let mut along_rank = occupied.rank_bits(rank);
-        let mut along_file = self.occupied_by_file.rank_bits(file);
         if is_king {
-            return (
-                line_reach(along_rank, u32::from(file), width),
-                line_reach(along_file, u32::from(rank), width),
-            );
+            return line_reach(pieces, u32::from(at), width);
         }
         if self.variant.rules.throne_bars_soldiers() {
-            along_rank |= geometry.throne_in_line[rank as usize];
-            along_file |= geometry.throne_in_line[file as usize];
+            pieces |= geometry.throne_in_line[line as usize];
         }
-        (
-            line_reach(along_rank, u32::from(file), width)
-                & !geometry.restricted_in_line[rank as usize],
-            line_reach(along_file, u32::from(rank), width)
-                & !geometry.restricted_in_line[file as usize],
-        )
+        line_reach(pieces, u32::from(at), width) & !geometry.restricted_in_line[line as usize]
     }
 
     /// Every legal move of the side to move; none once the game is over.

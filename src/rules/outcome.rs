@@ -2,6 +2,7 @@
 //! (docs/RULES.md rules 5-10).
 
 use super::bitboard::Bitboard;
+use super::capture::STEPS;
 use super::position::Position;
 use super::side::Side;
 use super::square::Square;
@@ -91,7 +92,7 @@ impl Position {
     #[inline(always)]
     fn captured_king(&self, to: Square) -> Option<Square> {
         let king = self.king.first()?;
-        if !Bitboard::from_square(to).neighbours().contains(king) {
+        if !STEPS.contains(&(king.index() as i32 - to.index() as i32)) {
             return None;
         }
         let geometry = self.geometry();

@@ -410,11 +410,14 @@ impl Position {
             return false;
         }
         let is_king = self.king.contains(mv.from);
-        let (along_rank, along_file) = self.reach(mv.from, self.occupied(), is_king);
-        if mv.from.rank() == mv.to.rank() {
-            along_rank >> mv.to.file() & 1 != 0
-        } else if mv.from.file() == mv.to.file() {
-            along_file >> mv.to.rank() & 1 != 0
+        let (file, rank) = (mv.from.file(), mv.from.rank());
+        // Only the line the move runs along is looked at.
+        if rank == mv.to.rank() {
+            let pieces = self.occupied().rank_bits(rank);
+            self.reach_in_line(pieces, file, rank, is_king) >> mv.to.file() & 1 != 0
+        } else if file == mv.to.file() {
+            let pieces = self.occupied_by_file.rank_bits(file);
+            self.reach_in_line(pieces, rank, file, is_king) >> mv.to.rank() & 1 != 0
         } else {
             false
         }
