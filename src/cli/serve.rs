@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use tafl::service::{Config, STOP_FLUSH, Server, shutdown, telemetry};
+use tafl::service::shutdown::Signals;
+use tafl::service::{Config, STOP_FLUSH, Server, telemetry};
 
 /// Runs the server until SIGINT/SIGTERM, then drains and exits 0, within the
 /// drain delay + the grace period + [`STOP_FLUSH`] + a few milliseconds. A
@@ -30,8 +31,9 @@ pub fn run(config: Config) -> anyhow::Result<()> {
         let telemetry = telemetry::init(endpoint.as_deref())?;
         let mut exit_by = None;
         let served = async {
+            let signals = Signals::watch().context("cannot watch SIGINT and SIGTERM")?;
             let server = Server::start(config.clone()).await?;
-            shutdown::signal().await;
+            signals.received().await;
             exit_by =
                 Some(Instant::now() + config.drain_delay() + config.shutdown_grace() + STOP_FLUSH);
             server.shutdown().await?;

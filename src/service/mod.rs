@@ -5,16 +5,20 @@
 //! the integration tests (on port 0) run the very same server:
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), tafl::service::ServeError> {
-//! use tafl::service::{Config, Server};
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use tafl::service::{Config, Server, shutdown::Signals};
+//! // Watch first: a SIGTERM that comes once the server answers must find the handler.
+//! let signals = Signals::watch()?;
 //! let server = Server::start(Config::default()).await?;
 //! println!("serving on {}", server.local_addr());
-//! server.run_until_signal().await
+//! signals.received().await;
+//! server.shutdown().await?;
+//! # Ok(())
 //! # }
 //! ```
 
 // Internals: callers use the re-exports below, the generated `pb` types,
-// `telemetry` (a binary sets up its own) and `shutdown::signal`.
+// `telemetry` (a binary sets up its own) and `shutdown::Signals`.
 pub(crate) mod codec;
 mod config;
 mod connection;
@@ -196,15 +200,6 @@ impl Server {
     /// The address the server listens on (the real port when asked for port 0).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
-    }
-
-    /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-    ///
-    /// # Errors
-    /// The transport failed.
-    pub async fn run_until_signal(self) -> Result<(), ServeError> {
-        shutdown::signal().await;
-        self.shutdown().await
     }
 
     /// Stops gracefully: health turns NOT_SERVING and Watch streams end
