@@ -53,13 +53,9 @@ fn middlegames(size: BoardSize) -> Vec<Position> {
     positions
 }
 
-fn sizes() -> [BoardSize; 3] {
-    [BoardSize::Nine, BoardSize::Eleven, BoardSize::Thirteen]
-}
-
 fn move_generation(c: &mut Criterion) {
     let mut group = c.benchmark_group("legal_moves");
-    for size in sizes() {
+    for size in BoardSize::ALL {
         let mut positions = vec![Position::start(Variant::new(Rules::Copenhagen, size))];
         positions.extend(middlegames(size));
         let moves: u64 = positions.iter().map(|p| p.legal_moves().len() as u64).sum();
@@ -93,7 +89,7 @@ fn perft_leaves(c: &mut Criterion) {
             });
         }
     }
-    for size in sizes() {
+    for size in BoardSize::ALL {
         let positions = middlegames(size);
         group.throughput(Throughput::Elements(
             positions.iter().map(|p| perft(p, 3)).sum(),

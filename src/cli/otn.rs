@@ -24,10 +24,9 @@ use tafl::rules::{
 
 /// Every ruleset on every board: the games a record may describe.
 pub fn variants() -> impl Iterator<Item = Variant> {
-    Rules::ALL.into_iter().flat_map(|rules| {
-        [BoardSize::Nine, BoardSize::Eleven, BoardSize::Thirteen]
-            .map(|size| Variant::new(rules, size))
-    })
+    Rules::ALL
+        .into_iter()
+        .flat_map(|rules| BoardSize::ALL.map(|size| Variant::new(rules, size)))
 }
 
 /// Why a rules record is not a game we play.

@@ -1,6 +1,7 @@
 //! A position: the board, the side to move, and what the rules say of it.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use super::bitboard::Bitboard;
 use super::moves::Move;
@@ -8,7 +9,7 @@ use super::notation::{MoveText, PositionText};
 use super::side::Side;
 use super::square::Square;
 use super::status::Status;
-use super::variant::{BoardSize, Geometry, Variant};
+use super::variant::{BoardSize, Geometry, Rules, Variant};
 use super::zobrist::{Piece, piece_key, side_key};
 
 /// How a position's hash changes when only the side to move does.
@@ -209,8 +210,18 @@ impl Position {
     /// The standard start of `variant`: its board's layout, attackers to move.
     #[must_use]
     pub fn start(variant: Variant) -> Position {
-        Position::from_setup(variant.size.geometry().start_layout(), variant)
-            .expect("the standard layouts are valid")
+        // Set up once per variant: every replay of a game begins here.
+        static STARTS: OnceLock<[[Position; 3]; 3]> = OnceLock::new();
+        let starts = STARTS.get_or_init(|| {
+            Rules::ALL.map(|rules| {
+                BoardSize::ALL.map(|size| {
+                    let variant = Variant::new(rules, size);
+                    Position::from_setup(size.geometry().start_layout(), variant)
+                        .expect("the standard layouts are valid")
+                })
+            })
+        });
+        starts[usize::from(variant.rules.code())][variant.size as usize]
     }
 
     /// The position `setup` describes, to be played by `variant`'s rules.

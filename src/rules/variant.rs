@@ -190,6 +190,9 @@ pub enum BoardSize {
 }
 
 impl BoardSize {
+    /// Every board, smallest first.
+    pub const ALL: [BoardSize; 3] = [BoardSize::Nine, BoardSize::Eleven, BoardSize::Thirteen];
+
     /// The size with `n` squares a side, if it is 9, 11 or 13.
     #[must_use]
     pub const fn new(n: u32) -> Option<BoardSize> {
