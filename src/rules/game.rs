@@ -42,6 +42,10 @@ pub struct Game {
 /// Plies a game is made room for at its start (real games run 50 to 150).
 const TYPICAL_PLIES: usize = 128;
 
+/// Positions between two captures a game is made room for at its start
+/// (the repetition map grows beyond, but it is cleared at every capture).
+const TYPICAL_PLIES_BETWEEN_CAPTURES: usize = 32;
+
 /// Repetition's record of one position of a game.
 #[derive(Clone, Copy, Debug)]
 struct Seen {
@@ -135,7 +139,7 @@ impl Game {
             count: 1,
             other_placement: None,
         });
-        let mut latest_by_hash = HashIndex::with_capacity(TYPICAL_PLIES);
+        let mut latest_by_hash = HashIndex::with_capacity(TYPICAL_PLIES_BETWEEN_CAPTURES);
         latest_by_hash.insert(start.hash(), 0);
         Game {
             history,

@@ -105,27 +105,41 @@ impl Square {
     #[inline]
     pub(crate) fn parse_prefix(text: &str) -> Result<(Square, &str), ParseSquareError> {
         let bytes = text.as_bytes();
-        let file = match bytes.first().map(u8::to_ascii_lowercase) {
-            None => return Err(ParseSquareError::Missing),
-            Some(letter @ b'a'..=b'm') => letter - b'a',
-            Some(_) => {
-                let letter = text.chars().next().expect("the text is not empty");
-                return Err(ParseSquareError::File(letter.to_ascii_lowercase()));
-            }
+        let Some(&letter) = bytes.first() else {
+            return Err(ParseSquareError::Missing);
         };
-        let digits = bytes[1..].iter().take_while(|b| b.is_ascii_digit()).count();
-        let number = &bytes[1..1 + digits];
-        let rank = match *number {
-            [units @ b'1'..=b'9'] => units - b'0',
-            [b'1', units @ b'0'..=b'3'] => 10 + units - b'0',
-            _ => {
-                let number = &text[1..1 + digits];
-                return Err(ParseSquareError::Rank(number.chars().take(8).collect()));
-            }
+        // Lower case is upper case with bit 5 set; nothing else lands on a–m.
+        let file = (letter | 0x20).wrapping_sub(b'a');
+        if file >= MAX_BOARD_SIZE {
+            return Err(file_error(text));
+        }
+        let digit = |at: usize| {
+            bytes
+                .get(at)
+                .map(|byte| byte.wrapping_sub(b'0'))
+                .filter(|&value| value < 10)
         };
-        let square = Square::new(file, rank - 1).expect("file and rank were checked");
-        Ok((square, &text[1 + digits..]))
+        let (rank, length) = match (digit(1), digit(2), digit(3)) {
+            (Some(units @ 1..=9), None, _) => (units, 2),
+            (Some(1), Some(units @ 0..=3), None) => (10 + units, 3),
+            _ => return Err(rank_error(&text[1..])),
+        };
+        Ok((Square((rank - 1) << 4 | file), &text[length..]))
     }
+}
+
+/// The error for text whose first character is not a file.
+#[cold]
+fn file_error(text: &str) -> ParseSquareError {
+    let letter = text.chars().next().expect("the text is not empty");
+    ParseSquareError::File(letter.to_ascii_lowercase())
+}
+
+/// The error for `after_file`, whose leading digits are no rank from 1 to 13.
+#[cold]
+fn rank_error(after_file: &str) -> ParseSquareError {
+    let digits = after_file.bytes().take_while(u8::is_ascii_digit).count();
+    ParseSquareError::Rank(after_file[..digits].chars().take(8).collect())
 }
 
 impl FromStr for Square {
