@@ -134,11 +134,9 @@ impl Position {
         let occupied = self.occupied();
         let pieces = self.pieces(self.side_to_move);
         let geometry = self.geometry();
-        // Almost always some piece can step next door, where anyone may stop.
-        if pieces
-            .neighbours()
-            .intersects(geometry.soldier_stops.minus(occupied))
-        {
+        // Almost always some piece can step east or west, where anyone may
+        // stop (those shifts stay inside each rank's lane: the cheapest).
+        if (pieces.east() | pieces.west()).intersects(geometry.soldier_stops.minus(occupied)) {
             return true;
         }
         pieces.squares().any(|square| {
