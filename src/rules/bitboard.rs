@@ -122,7 +122,20 @@ impl Bitboard {
     /// The first square in bit order, if any.
     #[inline(always)]
     pub(crate) fn first(self) -> Option<Square> {
-        self.squares().next()
+        // The word scan unrolled: the king's square is read on every move.
+        let [a, b, c, d] = self.0;
+        let index = if a != 0 {
+            a.trailing_zeros()
+        } else if b != 0 {
+            64 + b.trailing_zeros()
+        } else if c != 0 {
+            128 + c.trailing_zeros()
+        } else if d != 0 {
+            192 + d.trailing_zeros()
+        } else {
+            return None;
+        };
+        Some(Square::from_index(index))
     }
 
     /// The squares of one rank as bits by file.

@@ -303,7 +303,7 @@ impl Game {
     fn record(&mut self, played: Move, captures: Bitboard) -> PlayedMove {
         let index = self.history.len() - 1;
         let next = &self.history[index];
-        if !captures.is_empty() || next.king().is_none() {
+        if !captures.is_empty() || next.king.is_empty() {
             self.since_capture = index;
             self.latest_by_hash.clear();
         }

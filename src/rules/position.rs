@@ -522,8 +522,10 @@ impl Position {
             Side::Attackers => Piece::Defender,
             Side::Defenders => Piece::Attacker,
         };
-        for square in captures.squares() {
-            self.toggle_piece(victim, square);
+        if !captures.is_empty() {
+            for square in captures.squares() {
+                self.toggle_piece(victim, square);
+            }
         }
         self.side_to_move = mover.opponent();
         self.hash ^= side_key(Side::Defenders);
