@@ -45,31 +45,9 @@ async fn every_error_class_has_its_code_and_field() {
         .unwrap_err();
     assert_invalid(&status, "next_move");
 
-    // FAILED_PRECONDITION: a move after the end, in game.moves or next_move, and SuggestMove.
-    let escaped = setup(11, &["k6", "k7"], &[], "d1", 'd');
-    let over = game(Rules::Copenhagen, 0, &escaped, &["d1-a1", "k6-k5"]);
-    assert_game_over(
-        &client.legal_moves(legal(over, "")).await.unwrap_err(),
-        "game.moves[1]",
-    );
-    let over = game(Rules::Copenhagen, 0, &escaped, &["d1-a1"]);
-    let status = client
-        .apply_move(ApplyMoveRequest {
-            game: Some(over.clone()),
-            next_move: "k6-k5".to_owned(),
-            include_legal_moves: false,
-        })
-        .await
-        .unwrap_err();
-    assert_game_over(&status, "next_move");
-    let status = client
-        .suggest_move(SuggestMoveRequest {
-            game: Some(over),
-            ..SuggestMoveRequest::default()
-        })
-        .await
-        .unwrap_err();
-    assert_game_over(&status, "game");
+    // FAILED_PRECONDITION (a move after the end, in game.moves or
+    // next_move, and SuggestMove): tests/service/error_info.rs checks the
+    // code, field, ply and reason of each.
 
     // DEADLINE_EXCEEDED: not even depth 1 fits a 1 ms deadline.
     let status = client
