@@ -131,7 +131,8 @@ pub struct EngineConfig {
     /// The classic evaluation's weights (default: the built-in ones).
     pub weights: Weights,
     /// The evaluation network, used for games of its variant (others get the classic evaluation).
-    /// Default: none.
+    /// Default: the built-in one ([`Network::built_in`], Copenhagen 11×11); `None`: the classic
+    /// evaluation everywhere.
     pub network: Option<Arc<Network>>,
 }
 
@@ -140,7 +141,7 @@ impl Default for EngineConfig {
         EngineConfig {
             hash_mb: 64,
             weights: Weights::default(),
-            network: None,
+            network: Some(Network::built_in()),
         }
     }
 }

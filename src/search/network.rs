@@ -39,6 +39,7 @@
 //! | 8 | FNV-1a 64 of every byte before it |
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use super::datagen::Piece;
 use crate::rules::{BoardSize, Rules, Side, Square, Variant};
@@ -203,7 +204,28 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The network the engine plays Copenhagen 11×11 with unless told
+/// otherwise: generation 0 (docs/ai.md, "Generations"), built into the binary.
+const BUILT_IN: &[u8] = include_bytes!("nets/copenhagen-11x11.nnue");
+
 impl Network {
+    /// The network built into the binary, read once.
+    ///
+    /// ```
+    /// use tafl::rules::{Rules, Variant};
+    /// let network = tafl::search::Network::built_in();
+    /// assert_eq!(network.variant(), Variant::standard(Rules::Copenhagen));
+    /// ```
+    #[must_use]
+    pub fn built_in() -> Arc<Network> {
+        static NETWORK: OnceLock<Arc<Network>> = OnceLock::new();
+        NETWORK
+            .get_or_init(|| {
+                Arc::new(Network::from_bytes(BUILT_IN).expect("the built-in network is valid"))
+            })
+            .clone()
+    }
+
     /// A network from its parts: float weights (already clipped) are quantised here.
     ///
     /// `input_weights` holds `input_count(variant) × HIDDEN` values, one row per input.
@@ -475,6 +497,7 @@ mod tests {
         });
         let classic = Engine::new(EngineConfig {
             hash_mb: 1,
+            network: None,
             ..EngineConfig::default()
         });
         let limits = Limits {
