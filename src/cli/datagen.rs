@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use tafl::rules::{GameRecord, Rules, Variant};
+use tafl::search::EngineConfig;
 use tafl::search::datagen::{self, DatagenConfig, GameData, Source};
 
 use super::VariantArgs;
@@ -44,6 +45,12 @@ pub struct DatagenArgs {
     /// Transposition table per search, MiB.
     #[arg(long, default_value_t = 4)]
     hash_mb: usize,
+    /// Play with this network file instead of the built-in one.
+    #[arg(long, conflicts_with = "classic")]
+    net: Option<PathBuf>,
+    /// Play with the classic evaluation (how generation 0's data was made).
+    #[arg(long)]
+    classic: bool,
 }
 
 pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
@@ -91,6 +98,11 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         max_plies: args.max_plies,
         source,
         hash_mb: args.hash_mb,
+        network: match &args.net {
+            _ if args.classic => None,
+            Some(path) => Some(super::load_network(path)?),
+            None => EngineConfig::default().network,
+        },
     };
     println!(
         "{variant}: games {first_game}..{games} at {} nodes a move, seed {}",

@@ -38,12 +38,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use super::board::Board;
 use super::params::WIN_BOUND;
 use super::tt::splitmix;
-use super::{Engine, EngineConfig, Level, Limits};
+use super::{Engine, EngineConfig, Level, Limits, Network};
 use crate::rules::{
     BoardSize, Game, GameRecord, Move, Position, RecordedResult, Rules, Side, Square, Status,
     Variant,
@@ -237,6 +237,10 @@ pub struct DatagenConfig {
     pub source: Source,
     /// Transposition table per search, MiB.
     pub hash_mb: usize,
+    /// The evaluation network both sides play with (generation N + 1 learns
+    /// from generation N's games); `None`: the classic evaluation, as for
+    /// generation 0. A network of another variant is not used.
+    pub network: Option<Arc<Network>>,
 }
 
 /// Where the games come from.
@@ -275,6 +279,7 @@ pub fn generate<E>(
 ) -> Result<(), E> {
     let engine = Engine::new(EngineConfig {
         hash_mb: config.hash_mb,
+        network: config.network.clone(),
         ..EngineConfig::default()
     });
     let next = AtomicU32::new(config.first_game);
@@ -488,6 +493,7 @@ mod tests {
                 openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
             },
             hash_mb: 1,
+            network: None,
         }
     }
 

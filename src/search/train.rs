@@ -466,6 +466,7 @@ mod tests {
                 openings: Vec::new(),
             },
             hash_mb: 1,
+            network: None,
         };
         let mut bytes = MAGIC.to_vec();
         generate(&config, |data| {
