@@ -2,7 +2,7 @@
 //!
 //! Every level searches with the same engine and the same evaluation. Lower
 //! levels are weaker by design: each one searches a ply shallower than the
-//! next, or (levels 1 and 3) as deep as the next but with more noise added to
+//! next, or (levels 2 and 3) as deep as the next but with more noise added to
 //! every static score: a pseudo-random number in ±`noise`, drawn from the position's
 //! hash and the request's seed, so the same request with the same seed always
 //! gets the same move while another seed plays differently. A node cap keeps
@@ -16,7 +16,7 @@
 //! | level | depth | node cap | noise (± hundredths of an attacker) | roughly |
 //! |---|---|---|---|---|
 //! | 1 | 1 | 20,000 | 400 | a beginner: legal, never hangs the game in one, little else |
-//! | 2 | 1 | 20,000 | 100 | sees captures and one-move threats |
+//! | 2 | 2 | 20,000 | 400 | sees captures and the replies to its move |
 //! | 3 | 2 | 20,000 | 100 | |
 //! | 4 | 2 | 20,000 | 20 | |
 //! | 5 | 3 | 50,000 | 20 | a club player |
@@ -49,7 +49,7 @@ pub(crate) struct LevelSettings {
 /// Depth, node cap and noise of levels 1..=9 (the table above).
 const TABLE: [(u32, u64, i32); 9] = [
     (1, 20_000, 400),
-    (1, 20_000, 100),
+    (2, 20_000, 400),
     (2, 20_000, 100),
     (2, 20_000, 20),
     (3, 50_000, 20),
