@@ -160,16 +160,18 @@ async fn read_prefix(
     Option<Length>,
 ) {
     let mut head = VecDeque::new();
-    let mut prefix = Vec::with_capacity(PREFIX_BYTES);
-    while prefix.len() < PREFIX_BYTES {
+    let mut prefix = [0u8; PREFIX_BYTES];
+    let mut filled = 0;
+    while filled < PREFIX_BYTES {
         let frame = std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await;
         let Some(frame) = frame else { break };
         let failed = frame.is_err();
         if let Ok(data) = frame.as_ref().map(Frame::data_ref)
             && let Some(data) = data
         {
-            let wanted = PREFIX_BYTES - prefix.len();
-            prefix.extend_from_slice(&data[..wanted.min(data.len())]);
+            let taken = (PREFIX_BYTES - filled).min(data.len());
+            prefix[filled..filled + taken].copy_from_slice(&data[..taken]);
+            filled += taken;
         }
         let trailers = frame.as_ref().is_ok_and(Frame::is_trailers);
         head.push_back(frame);
@@ -177,7 +179,7 @@ async fn read_prefix(
             break;
         }
     }
-    if prefix.len() < PREFIX_BYTES {
+    if filled < PREFIX_BYTES {
         return (head, None);
     }
     let length = u32::from_be_bytes([prefix[1], prefix[2], prefix[3], prefix[4]]) as usize;
