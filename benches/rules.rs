@@ -147,6 +147,16 @@ fn replay(c: &mut Criterion) {
         b.iter(|| {
             for moves in &games {
                 let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+                game.play_all(moves.iter().map(|text| black_box(*text)))
+                    .expect("recorded moves");
+                black_box(game.repetitions());
+            }
+        });
+    });
+    group.bench_function("100 plies of a real 11×11 game, move by move", |b| {
+        b.iter(|| {
+            for moves in &games {
+                let mut game = Game::new(Variant::standard(Rules::Copenhagen));
                 for text in moves {
                     game.play(black_box(text)).expect("a recorded move");
                 }
@@ -163,9 +173,8 @@ fn replay(c: &mut Criterion) {
     group.bench_function("4,096-ply Tablut shuffle", |b| {
         b.iter(|| {
             let mut game = Game::new(Variant::standard(Rules::Tablut));
-            for text in &shuffle {
-                game.play(black_box(text)).expect("a legal shuffle");
-            }
+            game.play_all(shuffle.iter().map(|text| black_box(*text)))
+                .expect("a legal shuffle");
             black_box(game.repetitions())
         });
     });

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::bitboard::Bitboard;
+use super::cpu::{self, Routine};
 use super::hash_index::HashIndex;
 use super::moves::Move;
 use super::notation::{MoveText, ParseMoveError};
@@ -196,6 +197,46 @@ impl Game {
     /// first, before the text is read), the text is no move, the move is
     /// illegal, or its capture list is wrong. The game is then unchanged.
     pub fn play(&mut self, text: &str) -> Result<PlayedMove, GameError> {
+        self.play_text(text)
+    }
+
+    /// Plays moves given as text one after another, each as [`Game::play`]
+    /// would, in the fastest build this CPU runs: a game replayed from its
+    /// record, as every service call does.
+    ///
+    /// ```
+    /// use tafl::rules::{Game, Rules, Variant};
+    /// let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+    /// let refused = game.play_all(["f2-f3", "f4-e4", "f3-f5"]).unwrap_err();
+    /// assert_eq!(refused.index, 2);
+    /// assert_eq!(game.ply(), 2);
+    /// # Ok::<(), tafl::rules::GameError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The first refused move's [`GameError`], as [`Game::play`] gives it;
+    /// the moves before it stay played.
+    pub fn play_all<'t>(
+        &mut self,
+        texts: impl IntoIterator<Item = &'t str>,
+    ) -> Result<(), GameError> {
+        cpu::run(self.replay_routine(texts))
+    }
+
+    /// [`Game::play_all`]'s work, for a build to run.
+    pub(crate) fn replay_routine<'t, T: IntoIterator<Item = &'t str>>(
+        &mut self,
+        texts: T,
+    ) -> Replay<'_, T::IntoIter> {
+        Replay {
+            game: self,
+            texts: texts.into_iter(),
+        }
+    }
+
+    /// [`Game::play`], inlined into every build of [`Game::play_all`].
+    #[inline(always)]
+    fn play_text(&mut self, text: &str) -> Result<PlayedMove, GameError> {
         let index = self.ply();
         let error = |kind| GameError { index, kind };
         if self.status.is_over() {
@@ -300,6 +341,7 @@ impl Game {
     /// in, and judges repetition (rule 9) in constant time: the hash finds
     /// the earlier standings of the placement, and a board comparison
     /// confirms them, so a hash collision never changes a verdict.
+    #[inline(always)]
     fn record(&mut self, played: Move, captures: Bitboard) -> PlayedMove {
         let index = self.history.len() - 1;
         let next = &self.history[index];
@@ -338,6 +380,25 @@ impl Game {
             status: self.status,
             repetitions: seen.count,
         }
+    }
+}
+
+/// A replay of moves given as text ([`Game::play_all`]), as a routine
+/// that each CPU build compiles whole.
+pub(crate) struct Replay<'g, T> {
+    game: &'g mut Game,
+    texts: T,
+}
+
+impl<'t, T: Iterator<Item = &'t str>> Routine for Replay<'_, T> {
+    type Output = Result<(), GameError>;
+
+    #[inline(always)]
+    fn run(self) -> Result<(), GameError> {
+        for text in self.texts {
+            self.game.play_text(text)?;
+        }
+        Ok(())
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod bitboard;
 mod capture;
+mod cpu;
 mod game;
 mod hash_index;
 mod movegen;

@@ -85,7 +85,7 @@ impl FromStr for MoveText {
 
     // Inlined, a replay keeps the move in registers instead of reading it
     // back from memory it has only just written.
-    #[inline]
+    #[inline(always)]
     fn from_str(text: &str) -> Result<MoveText, ParseMoveError> {
         if text.is_empty() {
             return Err(ParseMoveError::Empty);

@@ -405,7 +405,7 @@ impl Position {
     /// stands on the first square, the move is not along a line, the path is
     /// blocked, or a soldier would stop on (or, in Tablut, cross) the
     /// throne or stop on a corner.
-    #[inline]
+    #[inline(always)]
     pub fn check(&self, mv: Move) -> Result<(), PlayError> {
         if self.reaches(mv) {
             return Ok(());
@@ -415,7 +415,7 @@ impl Position {
 
     /// Whether `mv` is legal here, by the move generator's masks: the fast
     /// path of [`Position::check`].
-    #[inline]
+    #[inline(always)]
     fn reaches(&self, mv: Move) -> bool {
         if self.status.is_over() || !self.pieces(self.side_to_move).contains(mv.from) {
             return false;
@@ -568,6 +568,7 @@ impl MoveText {
     ///
     /// # Errors
     /// [`PlayError`] as [`Position::check`] gives it.
+    #[inline(always)]
     pub fn to_move(&self, position: &Position) -> Result<Move, PlayError> {
         let mv = Move {
             from: self.from,

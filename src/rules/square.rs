@@ -102,7 +102,7 @@ impl std::error::Error for ParseSquareError {}
 impl Square {
     /// Reads a square from the front of `text`, returning it and the rest.
     /// Byte by byte and without allocating, unless the text is wrong.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn parse_prefix(text: &str) -> Result<(Square, &str), ParseSquareError> {
         let bytes = text.as_bytes();
         let Some(&letter) = bytes.first() else {

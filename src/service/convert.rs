@@ -150,10 +150,20 @@ pub fn unplayed_game_from_proto(
 /// FAILED_PRECONDITION for the first move after the game ended, readable or not.
 pub fn game_from_proto(game: Option<&pb::Game>, max_plies: usize) -> Result<Game, ServiceError> {
     let (mut replay, moves) = unplayed_game_from_proto(game, max_plies)?;
-    for (index, text) in moves.iter().enumerate() {
-        play(&mut replay, text, MoveSource::GameMoves(index))?;
+    // At full speed up to the first move the rules refuse or that is too
+    // long to read; that one is played again by `play`, for the error a
+    // caller reads. A replay starts at ply 0, so the ply is the index of the
+    // next move.
+    loop {
+        let short = moves[replay.ply()..]
+            .iter()
+            .map_while(|text| (text.len() <= MAX_MOVE_TEXT_BYTES).then_some(text.as_str()));
+        if replay.play_all(short).is_ok() && replay.ply() == moves.len() {
+            return Ok(replay);
+        }
+        let index = replay.ply();
+        play(&mut replay, &moves[index], MoveSource::GameMoves(index))?;
     }
-    Ok(replay)
 }
 
 /// Where a move text came from: the field an error about it names, and its
