@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::VariantArgs;
-use tafl::rules::{GameRecord, RecordedResult};
-use tafl::search::selfplay::{MatchSummary, Player, a_attacks, elo, play_game, reason};
+use tafl::rules::GameRecord;
+use tafl::search::selfplay::{
+    Ending, EnginePlayer, MatchSummary, Openings, Player, a_attacks, elo, play_game,
+};
 use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
 
 /// `tafl match` arguments.
@@ -41,11 +43,13 @@ pub struct MatchArgs {
     /// Games played at once, each on its own thread.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Print only the final score, not every game's result as it ends.
+    /// Print only the final score (and, on stderr, any game forfeited or abandoned), not every
+    /// game's result as it ends.
     #[arg(long)]
     pub quiet: bool,
     /// Append every game to this file, one a line in the real games' format (`moves,,,result`
-    /// with result Black, White, Draw or Ongoing), for `tafl tune --games`.
+    /// with result Black, White, Draw or Ongoing; a forfeit is the other side's win, an abandoned
+    /// game Ongoing), for `tafl tune --games`.
     #[arg(long)]
     pub record: Option<PathBuf>,
 }
@@ -169,7 +173,9 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         engine_for(&spec_a, args.hash_mb)?,
         engine_for(&spec_b, args.hash_mb)?,
     ];
+    let openings = Openings::random(variant);
     let games = args.games.div_ceil(2) * 2;
+    let threads = args.threads.clamp(1, games.max(1) as usize);
     println!("match {spec_a} (A) vs {spec_b} (B), {variant}, {games} games");
     let record = match &args.record {
         None => None,
@@ -187,21 +193,29 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     let next_game = AtomicU32::new(0);
     let summary = Mutex::new(MatchSummary::default());
     std::thread::scope(|scope| {
-        for _ in 0..args.threads.max(1) {
+        for _ in 0..threads {
             scope.spawn(|| {
+                let [mut a, mut b] = [
+                    EnginePlayer {
+                        player: &spec_a.player,
+                        engine: &engines[0],
+                    },
+                    EnginePlayer {
+                        player: &spec_b.player,
+                        engine: &engines[1],
+                    },
+                ];
                 loop {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= games {
                         break;
                     }
-                    let players = [(&spec_a.player, &engines[0]), (&spec_b.player, &engines[1])];
-                    let (game, start_ply, moves) =
-                        play_game(variant, index, players, args.max_plies);
+                    let played = play_game(&openings, index, [&mut a, &mut b], args.max_plies);
                     if let Some(file) = &record {
                         let line = GameRecord {
-                            moves,
+                            moves: played.moves,
                             timed_out: false,
-                            result: RecordedResult::of(game.status()),
+                            result: played.ending.recorded_result(),
                         }
                         .to_string();
                         let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -212,24 +226,30 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
                     let mut summary = summary
                         .lock()
                         .unwrap_or_else(|poisoned| poisoned.into_inner());
-                    let result = summary.record(index, game.status());
-                    if !args.quiet {
-                        println!(
-                            "game {:>3}: A {} opening {} -> {result} {} after {} plies; A {:.1}/{}",
-                            index + 1,
-                            if a_attacks(index) {
-                                "attacks "
-                            } else {
-                                "defends "
-                            },
-                            index / 2,
-                            reason(game.status()),
-                            game.ply() - start_ply,
-                            summary.wins as f64 + 0.5 * summary.draws as f64,
-                            summary.games
-                        );
-                        let _ = std::io::stdout().flush();
+                    let result = summary.record(index, &played.ending);
+                    let line = format!(
+                        "game {:>3}: A {} opening {} -> {result} {} after {} plies; A {:.1}/{}",
+                        index + 1,
+                        if a_attacks(index) {
+                            "attacks "
+                        } else {
+                            "defends "
+                        },
+                        index / 2,
+                        played.ending.reason(),
+                        played.game.ply() - played.start_ply,
+                        summary.wins as f64 + 0.5 * summary.draws as f64,
+                        summary.games
+                    );
+                    // A player's failure is news even when only the score is wanted.
+                    if matches!(played.ending, Ending::Board(_)) {
+                        if !args.quiet {
+                            println!("{line}");
+                        }
+                    } else {
+                        eprintln!("{line}");
                     }
+                    let _ = std::io::stdout().flush();
                 }
             });
         }
@@ -275,6 +295,27 @@ fn engine_for(spec: &PlayerSpec, hash_mb: usize) -> Result<Engine, MatchError> {
 }
 
 fn print_summary(summary: &MatchSummary) {
+    if summary.games == 0 {
+        println!("no game was scored");
+    } else {
+        print_score(summary);
+    }
+    if summary.forfeits_by_a + summary.forfeits_by_b > 0 {
+        println!(
+            "forfeits (an illegal or missing move, scored as a loss): A {}, B {}",
+            summary.forfeits_by_a, summary.forfeits_by_b
+        );
+    }
+    if summary.abandoned > 0 {
+        println!(
+            "abandoned (a player gave no answer; not scored): {}",
+            summary.abandoned
+        );
+    }
+}
+
+/// A's points, their interval and the Elo difference they mean.
+fn print_score(summary: &MatchSummary) {
     let score = summary.score();
     let margin = summary.margin();
     println!(

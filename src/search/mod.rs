@@ -24,8 +24,9 @@
 //! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
 //! (a mailbox copy for the evaluation), and for the tools around the engine
 //! `bench.rs` (the bench positions), `selfplay.rs` (one game between two
-//! settings), `tune.rs` (Texel's fit), `datagen.rs` (self-play training data)
-//! and `train.rs` (training a network).
+//! players), `openings.rs` (where a match's games start), `tune.rs` (Texel's
+//! fit), `datagen.rs` (self-play training data) and `train.rs` (training a
+//! network).
 
 mod accumulator;
 mod alphabeta;
@@ -35,6 +36,7 @@ mod eval;
 mod levels;
 mod limits;
 mod network;
+mod openings;
 mod ordering;
 mod params;
 mod term;

@@ -1,18 +1,22 @@
-//! Self-play between two settings of the engine, one game at a time (`tafl
-//! match` runs many on threads and prints them).
+//! Self-play between two players, one game at a time (`tafl match` runs many
+//! on threads and prints them).
 //!
-//! Games come in pairs: each opening is played twice, each player taking
-//! each side once. Opening 0 is the standard start; the others are the start
-//! plus two to four random legal moves (seeded by the pair's number, so a
-//! match is repeatable when the players are not time-bound). The score is
-//! player A's points (win 1, draw ½) with a 95% confidence interval from the
-//! games' spread, and the Elo difference those points mean.
+//! Games come in pairs: each opening ([`Openings`]) is played twice, each
+//! player taking each side once. A player is whatever chooses its moves
+//! ([`Contestant`]): this build's engine with some settings
+//! ([`EnginePlayer`]), or for `tafl match` another build behind a server. The
+//! referee is always the rules here: a player that answers with no move or an
+//! illegal one forfeits the game; one that gives no answer at all (a server
+//! down or too slow) abandons it, and an abandoned game is not scored. The
+//! score is player A's points (win 1, draw ½) with a 95% confidence interval
+//! from the games' spread, and the Elo difference those points mean.
 
 use std::time::Duration;
 
+pub use super::openings::Openings;
 use super::tt::splitmix;
 use super::{Engine, Level, Limits};
-use crate::rules::{Game, Side, Status, Variant};
+use crate::rules::{Game, Move, RecordedResult, Side, Status};
 
 /// How one side of a match searches.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +37,11 @@ pub struct MatchSummary {
     /// A's wins as attackers and as defenders.
     pub wins_as_attackers: u32,
     pub wins_as_defenders: u32,
+    /// Games lost by answering no move or an illegal one (counted in `games`).
+    pub forfeits_by_a: u32,
+    pub forfeits_by_b: u32,
+    /// Games a player gave no answer in: not scored, not in `games`.
+    pub abandoned: u32,
 }
 
 impl MatchSummary {
@@ -61,83 +70,185 @@ pub fn elo(score: f64) -> f64 {
     (-400.0 * (1.0 / score - 1.0).log10()).clamp(-800.0, 800.0)
 }
 
-/// The standard start, or the start plus a few seeded random moves that do not end the game; and
-/// those moves.
-fn opening(variant: Variant, index: u32) -> (Game, Vec<String>) {
-    let mut game = Game::new(variant);
-    let mut moves = Vec::new();
-    if index == 0 {
-        return (game, moves);
-    }
-    let mut state = splitmix(u64::from(index) ^ 0x5eed);
-    let plies = 2 + (state % 3) as usize;
-    for _ in 0..plies {
-        let mut choices = game.position().legal_moves();
-        choices.sort();
-        state = splitmix(state);
-        let mv = choices[(state % choices.len() as u64) as usize];
-        let mut trial = game.clone();
-        if trial.play_move(mv).is_ok() && !trial.status().is_over() {
-            game = trial;
-            moves.push(mv.to_string());
-        }
-    }
-    (game, moves)
-}
-
 /// Player A attacks in even games and defends in odd ones (each opening twice).
 pub fn a_attacks(index: u32) -> bool {
     index.is_multiple_of(2)
 }
 
-/// Game `index` of the match, to its end or the move limit: the game, the ply it started from, and
-/// every move from the standard start.
-///
-/// # Panics
-/// If the search chose an illegal move (a bug: it chooses among the legal ones).
-pub fn play_game(
-    variant: Variant,
-    index: u32,
-    [a, b]: [(&Player, &Engine); 2],
-    max_plies: usize,
-) -> (Game, usize, Vec<String>) {
-    let (mut game, mut moves) = opening(variant, index / 2);
-    let start_ply = game.ply();
-    while !game.status().is_over() && game.ply() < max_plies {
-        let to_move = game.position().side_to_move();
-        let (player, engine) = if (to_move == Side::Attackers) == a_attacks(index) {
-            a
-        } else {
-            b
-        };
+/// One side of a match: chooses the moves of the games it plays.
+pub trait Contestant {
+    /// The move to play in `game`, which is not over. `moves` are the game's
+    /// moves as text from the standard start; `seed` varies the choice
+    /// between games and plies (both players get the same one at the same
+    /// ply of the same game).
+    ///
+    /// # Errors
+    /// [`NoMove`], saying whether the player forfeits or the game is abandoned.
+    fn choose(&mut self, game: &Game, moves: &[String], seed: u64) -> Result<Move, NoMove>;
+}
+
+/// Why a player gave no move.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoMove {
+    /// It answered, but with nothing it could play (no move, an unreadable
+    /// one): it loses the game.
+    #[error("{0}")]
+    Unplayable(String),
+    /// It did not answer (unreachable, failed, too slow): the game is
+    /// abandoned, its result unknown.
+    #[error("{0}")]
+    Unanswered(String),
+}
+
+/// This build's engine, searching as `player` says.
+#[derive(Clone, Copy)]
+pub struct EnginePlayer<'e> {
+    pub player: &'e Player,
+    pub engine: &'e Engine,
+}
+
+impl Contestant for EnginePlayer<'_> {
+    fn choose(&mut self, game: &Game, _moves: &[String], seed: u64) -> Result<Move, NoMove> {
         let limits = Limits {
-            max_depth: player.max_depth,
-            max_nodes: player.max_nodes,
-            max_time: player.movetime,
+            max_depth: self.player.max_depth,
+            max_nodes: self.player.max_nodes,
+            max_time: self.player.movetime,
             deadline: None,
         };
-        let seed = splitmix(u64::from(index) << 32 | game.ply() as u64);
-        let Some(report) = engine.search(&game, &limits, player.level, seed) else {
-            break;
-        };
-        moves.push(report.best_move.to_string());
-        game.play_move(report.best_move)
-            .expect("the search chooses among the legal moves");
+        self.engine
+            .search(game, &limits, self.player.level, seed)
+            .map(|report| report.best_move)
+            .ok_or_else(|| NoMove::Unanswered("the search stopped without a move".to_string()))
     }
-    (game, start_ply, moves)
+}
+
+/// How a game of a match ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// On the board, or at the move limit (`Status::Ongoing`, a draw).
+    Board(Status),
+    /// `loser`'s player answered with no move or an illegal one.
+    Forfeit { loser: Side, reason: String },
+    /// `side`'s player did not answer; the game is not scored.
+    Abandoned { side: Side, reason: String },
+}
+
+impl Ending {
+    /// How the game ended, in words: `(KingEscaped)`, `(forfeit: ...)`;
+    /// empty at the move limit.
+    pub fn reason(&self) -> String {
+        match self {
+            Ending::Board(Status::Won { reason, .. } | Status::Drawn { reason }) => {
+                format!("({reason:?})")
+            }
+            Ending::Board(Status::Ongoing) => String::new(),
+            Ending::Forfeit { loser, reason } => format!("(the {loser} forfeit: {reason})"),
+            Ending::Abandoned { side, reason } => format!("(the {side} gave no move: {reason})"),
+        }
+    }
+
+    /// What a game record says of it: a forfeit is the other side's win, an
+    /// abandoned game is still going.
+    pub fn recorded_result(&self) -> RecordedResult {
+        match self {
+            Ending::Board(status) => RecordedResult::of(*status),
+            Ending::Forfeit { loser, .. } => RecordedResult::Won(loser.opponent()),
+            Ending::Abandoned { .. } => RecordedResult::Ongoing,
+        }
+    }
+}
+
+/// A game of a match as played.
+#[derive(Clone, Debug)]
+pub struct PlayedGame {
+    /// Where it stopped: over, at the move limit, or where a player gave no
+    /// (legal) move.
+    pub game: Game,
+    /// The ply its opening left it at.
+    pub start_ply: usize,
+    /// Every move from the standard start, as text.
+    pub moves: Vec<String>,
+    pub ending: Ending,
+}
+
+/// Game `index` of the match, from its opening to its end, the move limit,
+/// or a player's failure to give a legal move.
+pub fn play_game(
+    openings: &Openings,
+    index: u32,
+    [a, b]: [&mut dyn Contestant; 2],
+    max_plies: usize,
+) -> PlayedGame {
+    let (mut game, mut moves) = openings.opening(index / 2);
+    let start_ply = game.ply();
+    let mut players = [a, b];
+    let ending = loop {
+        if game.status().is_over() || game.ply() >= max_plies {
+            break Ending::Board(game.status());
+        }
+        let to_move = game.position().side_to_move();
+        let b_to_move = (to_move == Side::Attackers) != a_attacks(index);
+        let player = &mut players[usize::from(b_to_move)];
+        let seed = splitmix(u64::from(index) << 32 | game.ply() as u64);
+        let mv = match player.choose(&game, &moves, seed) {
+            Ok(mv) => mv,
+            Err(NoMove::Unplayable(reason)) => {
+                break Ending::Forfeit {
+                    loser: to_move,
+                    reason,
+                };
+            }
+            Err(NoMove::Unanswered(reason)) => {
+                break Ending::Abandoned {
+                    side: to_move,
+                    reason,
+                };
+            }
+        };
+        if let Err(error) = game.play_move(mv) {
+            let reason = format!("illegal move at {error}");
+            break Ending::Forfeit {
+                loser: to_move,
+                reason,
+            };
+        }
+        moves.push(mv.to_string());
+    };
+    PlayedGame {
+        game,
+        start_ply,
+        moves,
+        ending,
+    }
 }
 
 impl MatchSummary {
-    /// Counts game `index`'s final status; what it means for A, in words.
-    pub fn record(&mut self, index: u32, status: Status) -> &'static str {
+    /// Counts how game `index` ended; what it means for A, in words.
+    pub fn record(&mut self, index: u32, ending: &Ending) -> &'static str {
         let a_side = if a_attacks(index) {
             Side::Attackers
         } else {
             Side::Defenders
         };
+        let winner = match ending {
+            Ending::Abandoned { .. } => {
+                self.abandoned += 1;
+                return "abandoned";
+            }
+            Ending::Board(Status::Drawn { .. } | Status::Ongoing) => None,
+            Ending::Board(Status::Won { winner, .. }) => Some(*winner),
+            Ending::Forfeit { loser, .. } => {
+                if *loser == a_side {
+                    self.forfeits_by_a += 1;
+                } else {
+                    self.forfeits_by_b += 1;
+                }
+                Some(loser.opponent())
+            }
+        };
         self.games += 1;
-        match status {
-            Status::Won { winner, .. } if winner == a_side => {
+        match winner {
+            Some(winner) if winner == a_side => {
                 self.wins += 1;
                 if a_attacks(index) {
                     self.wins_as_attackers += 1;
@@ -146,26 +257,134 @@ impl MatchSummary {
                 }
                 "A wins"
             }
-            Status::Won { .. } => {
+            Some(_) => {
                 self.losses += 1;
                 "B wins"
             }
-            Status::Drawn { .. } => {
+            None => {
                 self.draws += 1;
-                "draw"
-            }
-            Status::Ongoing => {
-                self.draws += 1;
-                "draw (move limit)"
+                if *ending == Ending::Board(Status::Ongoing) {
+                    "draw (move limit)"
+                } else {
+                    "draw"
+                }
             }
         }
     }
 }
 
-/// How a finished game ended, in words: `(KingEscaped)`; empty while it goes on.
-pub fn reason(status: Status) -> String {
-    match status {
-        Status::Won { reason, .. } | Status::Drawn { reason } => format!("({reason:?})"),
-        Status::Ongoing => String::new(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Rules, Variant};
+    use crate::search::EngineConfig;
+
+    /// Plays the first legal move, until `answers` runs out; then gives `then`.
+    struct Scripted {
+        answers: usize,
+        then: fn() -> Result<Move, NoMove>,
+    }
+
+    impl Contestant for Scripted {
+        fn choose(&mut self, game: &Game, _: &[String], _: u64) -> Result<Move, NoMove> {
+            if self.answers == 0 {
+                return (self.then)();
+            }
+            self.answers -= 1;
+            let mut moves = game.position().legal_moves();
+            moves.sort();
+            Ok(moves[0])
+        }
+    }
+
+    fn copenhagen() -> Openings {
+        Openings::random(Variant::standard(Rules::Copenhagen))
+    }
+
+    /// Game `index` between a player that always answers and one that stops after `answers`.
+    fn against_scripted(
+        index: u32,
+        answers: usize,
+        then: fn() -> Result<Move, NoMove>,
+    ) -> PlayedGame {
+        let mut steady = Scripted {
+            answers: usize::MAX,
+            then,
+        };
+        let mut failing = Scripted { answers, then };
+        play_game(&copenhagen(), index, [&mut steady, &mut failing], 100)
+    }
+
+    #[test]
+    fn an_illegal_move_forfeits_and_the_other_player_wins() {
+        let illegal = || {
+            let square = |text: &str| text.parse().expect("a square");
+            Ok(Move {
+                from: square("a1"),
+                to: square("a2"),
+            })
+        };
+        // Game 0: A attacks, so B (the failing player) defends.
+        let played = against_scripted(0, 3, illegal);
+        assert_eq!(played.moves.len(), 7, "B's fourth move is the one refused");
+        assert_eq!(played.game.ply(), 7);
+        let Ending::Forfeit { loser, reason } = &played.ending else {
+            panic!("{:?}", played.ending);
+        };
+        assert_eq!(*loser, Side::Defenders);
+        assert!(
+            reason.starts_with("illegal move at ply 8: a1-a2"),
+            "{reason}"
+        );
+        assert_eq!(
+            played.ending.recorded_result(),
+            RecordedResult::Won(Side::Attackers)
+        );
+        let mut summary = MatchSummary::default();
+        assert_eq!(summary.record(0, &played.ending), "A wins");
+        assert_eq!(
+            (summary.games, summary.wins, summary.forfeits_by_b),
+            (1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn a_player_giving_no_answer_abandons_the_game_unscored() {
+        let silent = || Err(NoMove::Unanswered("connection refused".to_string()));
+        let played = against_scripted(1, 0, silent);
+        // Game 1: B attacks and moves first.
+        assert_eq!(
+            played.ending,
+            Ending::Abandoned {
+                side: Side::Attackers,
+                reason: "connection refused".to_string()
+            }
+        );
+        assert_eq!(played.ending.recorded_result(), RecordedResult::Ongoing);
+        let mut summary = MatchSummary::default();
+        assert_eq!(summary.record(1, &played.ending), "abandoned");
+        assert_eq!((summary.games, summary.abandoned), (0, 1));
+    }
+
+    #[test]
+    fn engine_players_play_a_game_to_its_end_or_the_limit() {
+        let engine = Engine::new(EngineConfig {
+            hash_mb: 1,
+            ..EngineConfig::default()
+        });
+        let player = Player {
+            level: Level::STRONGEST,
+            max_depth: Some(1),
+            max_nodes: None,
+            movetime: None,
+        };
+        let [mut a, mut b] = [EnginePlayer {
+            player: &player,
+            engine: &engine,
+        }; 2];
+        let played = play_game(&copenhagen(), 2, [&mut a, &mut b], 30);
+        assert!(matches!(played.ending, Ending::Board(_)));
+        assert_eq!(played.moves.len(), played.game.ply());
+        assert!(played.game.status().is_over() || played.game.ply() == 30);
     }
 }
