@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::VariantArgs;
-use tafl::rules::GameRecord;
+use tafl::rules::{GameRecord, Variant};
 use tafl::search::selfplay::{
-    Ending, EnginePlayer, MatchSummary, Openings, Player, a_attacks, elo, play_game,
+    Ending, EnginePlayer, MatchSummary, Openings, OpeningsError, Player, a_attacks, elo, play_game,
 };
 use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
 
@@ -34,6 +34,17 @@ pub struct MatchArgs {
     pub movetime: u64,
     #[command(flatten)]
     pub variant: VariantArgs,
+    /// Where the games start, each opening played twice (both colours): `random` (the standard
+    /// start, then the start plus 2 to 4 seeded random plies) or `real` (the first plies of real
+    /// games, Copenhagen 11×11 only: opening N is the N-th distinct position still going).
+    #[arg(long, value_enum, default_value_t = OpeningKind::Random)]
+    pub openings: OpeningKind,
+    /// The real games for `--openings real`, one a line (`moves,_,_,result`).
+    #[arg(long, default_value = REAL_GAMES)]
+    pub openings_file: PathBuf,
+    /// Plies of a real game each opening keeps (default: 4 to 8, in turn by opening).
+    #[arg(long)]
+    pub opening_plies: Option<usize>,
     /// A game still going after this many plies is a draw.
     #[arg(long, default_value_t = 300)]
     pub max_plies: usize,
@@ -54,6 +65,21 @@ pub struct MatchArgs {
     pub record: Option<PathBuf>,
 }
 
+/// The real games this repository carries, wherever the command is run from.
+pub const REAL_GAMES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/copenhagen-games.csv"
+);
+
+/// `--openings`: where the games start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OpeningKind {
+    /// The standard start, then seeded random plies from it.
+    Random,
+    /// Real games' first plies.
+    Real,
+}
+
 /// Why a match cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
@@ -61,6 +87,10 @@ pub enum MatchError {
         "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE][,net=FILE|,eval=classic]"
     )]
     BadPlayer(String),
+    #[error("openings file {path}: {reason}")]
+    OpeningsFile { path: String, reason: String },
+    #[error(transparent)]
+    Openings(#[from] OpeningsError),
     #[error("network file {path}: {reason}")]
     BadNetwork { path: String, reason: String },
     #[error("weights file {path}: {reason}")]
@@ -173,10 +203,16 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         engine_for(&spec_a, args.hash_mb)?,
         engine_for(&spec_b, args.hash_mb)?,
     ];
-    let openings = Openings::random(variant);
+    let openings = openings(args, variant)?;
     let games = args.games.div_ceil(2) * 2;
     let threads = args.threads.clamp(1, games.max(1) as usize);
-    println!("match {spec_a} (A) vs {spec_b} (B), {variant}, {games} games");
+    println!(
+        "match {spec_a} (A) vs {spec_b} (B), {variant}, {games} games, {} openings",
+        match args.openings {
+            OpeningKind::Random => "random",
+            OpeningKind::Real => "real",
+        }
+    );
     let record = match &args.record {
         None => None,
         Some(path) => Some(Mutex::new(
@@ -259,6 +295,23 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     print_summary(&summary);
     Ok(summary)
+}
+
+/// The openings `--openings` asks for.
+fn openings(args: &MatchArgs, variant: Variant) -> Result<Openings, MatchError> {
+    match args.openings {
+        OpeningKind::Random => Ok(Openings::random(variant)),
+        OpeningKind::Real => {
+            let path = &args.openings_file;
+            let bad = |reason: String| MatchError::OpeningsFile {
+                path: path.display().to_string(),
+                reason,
+            };
+            let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+            let records = GameRecord::parse_all(&text).map_err(|error| bad(error.to_string()))?;
+            Ok(Openings::real(variant, &records, args.opening_plies)?)
+        }
+    }
 }
 
 /// An engine with the player's evaluation weights.
@@ -387,6 +440,9 @@ mod tests {
             games,
             movetime: 0,
             variant: VariantArgs { rules, size: None },
+            openings: OpeningKind::Random,
+            openings_file: PathBuf::from(REAL_GAMES),
+            opening_plies: None,
             max_plies: 40,
             hash_mb: 1,
             threads,
@@ -421,6 +477,27 @@ mod tests {
         let error = run(&args).expect_err("no such file");
         assert!(
             error.to_string().contains("/nonexistent/weights.txt"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn real_openings_need_copenhagen_and_a_readable_file() {
+        let mut tablut = args("level=1", "level=1", 2, Rules::Tablut, 1);
+        tablut.openings = OpeningKind::Real;
+        let error = run(&tablut).expect_err("tablut has no real games here");
+        assert!(matches!(
+            error,
+            MatchError::Openings(OpeningsError::Variant(_))
+        ));
+        let mut missing = args("level=1", "level=1", 2, Rules::Copenhagen, 1);
+        missing.openings = OpeningKind::Real;
+        missing.openings_file = PathBuf::from("/nonexistent/games.csv");
+        let error = run(&missing).expect_err("no such file");
+        assert!(
+            error
+                .to_string()
+                .starts_with("openings file /nonexistent/games.csv: "),
             "{error}"
         );
     }

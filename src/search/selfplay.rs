@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-pub use super::openings::Openings;
+pub use super::openings::{Openings, OpeningsError};
 use super::tt::splitmix;
 use super::{Engine, Level, Limits};
 use crate::rules::{Game, Move, RecordedResult, Side, Status};
