@@ -7,6 +7,7 @@ mod datagen;
 mod otep;
 mod otn;
 mod perft;
+mod remote_player;
 mod selfplay;
 mod serve;
 mod train;
@@ -38,8 +39,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Search a fixed set of positions to a fixed depth; prints total nodes (the search's fingerprint) and nodes/s.
     Bench(bench::BenchArgs),
-    /// Self-play between two engine settings from the standard start and varied openings; prints the score
-    /// with a 95% confidence interval and the Elo difference.
+    /// A match between two engine settings, or against another build's server, from varied or real
+    /// openings; prints the score with a 95% confidence interval and the Elo difference.
     Match(selfplay::MatchArgs),
     /// Fit the evaluation's weights to real game records (Texel's method); prints the losses
     /// before and after and every weight.

@@ -1,5 +1,6 @@
-//! `tafl match`: self-play between two settings of the engine, on threads,
-//! printing each game as it ends and the score with its 95% interval.
+//! `tafl match`: a match between two players, this build's engine with some
+//! settings or another build behind a tafl server, on threads, printing each
+//! game as it ends and the score with its 95% interval.
 
 use std::fmt;
 use std::io::Write;
@@ -9,9 +10,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::VariantArgs;
+use super::remote_player::RemotePlayer;
 use tafl::rules::{GameRecord, Variant};
 use tafl::search::selfplay::{
-    Ending, EnginePlayer, MatchSummary, Openings, OpeningsError, Player, a_attacks, elo, play_game,
+    Contestant, Ending, EnginePlayer, MatchSummary, Openings, OpeningsError, Player, a_attacks,
+    elo, play_game,
 };
 use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
 
@@ -21,6 +24,10 @@ pub struct MatchArgs {
     /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,weights=FILE`
     /// (evaluation weights as `tafl tune` prints them), `,net=FILE` (an evaluation network as
     /// `tafl train` writes it) or `,eval=classic` (the hand-set evaluation, whatever the default).
+    /// Or `,server=http://HOST:PORT`: another build's moves, from a tafl server's SuggestMove with
+    /// the same level, limits and seeds (not with weights, net or eval: it plays its own). Its
+    /// illegal or missing move loses the game; no answer (the server down, an error, or nothing
+    /// 10 s past the move time) abandons the game unscored.
     #[arg(long, default_value = "level=10")]
     pub a: PlayerSpec,
     /// Player B, as A.
@@ -84,9 +91,17 @@ pub enum OpeningKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
     #[error(
-        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE][,net=FILE|,eval=classic]"
+        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,weights=FILE][,net=FILE|,eval=classic|,server=http://HOST:PORT]"
     )]
     BadPlayer(String),
+    #[error(
+        "player {0:?}: weights=, net= and eval= set this build's evaluation; a server= player plays with its own"
+    )]
+    ServerWithEvaluation(String),
+    #[error("player {0:?}: server= takes http://HOST:PORT")]
+    BadServer(String),
+    #[error("cannot reach the server {server}: {reason}")]
+    Unreachable { server: String, reason: String },
     #[error("openings file {path}: {reason}")]
     OpeningsFile { path: String, reason: String },
     #[error(transparent)]
@@ -99,13 +114,24 @@ pub enum MatchError {
     Record { path: String, reason: String },
 }
 
-/// A player as the command line gives it: how it searches, and its evaluation weights.
+/// A player as the command line gives it: how it searches, and what searches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerSpec {
     pub player: Player,
-    /// A file of evaluation weights; `None`: the built-in ones.
-    pub weights: Option<PathBuf>,
-    pub evaluation: Evaluation,
+    pub source: Source,
+}
+
+/// What chooses a player's moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// This build's engine.
+    Local {
+        /// A file of evaluation weights; `None`: the built-in ones.
+        weights: Option<PathBuf>,
+        evaluation: Evaluation,
+    },
+    /// A tafl server's SuggestMove, at this address (`http://HOST:PORT`).
+    Server(String),
 }
 
 /// Which evaluation a player uses.
@@ -124,17 +150,13 @@ impl std::str::FromStr for PlayerSpec {
     type Err = MatchError;
     fn from_str(text: &str) -> Result<PlayerSpec, MatchError> {
         let bad = || MatchError::BadPlayer(text.to_string());
-        let mut spec = PlayerSpec {
-            player: Player {
-                level: Level::STRONGEST,
-                max_depth: None,
-                max_nodes: None,
-                movetime: None,
-            },
-            weights: None,
-            evaluation: Evaluation::Default,
+        let mut player = Player {
+            level: Level::STRONGEST,
+            max_depth: None,
+            max_nodes: None,
+            movetime: None,
         };
-        let player = &mut spec.player;
+        let (mut weights, mut evaluation, mut server) = (None, None, None);
         for part in text
             .split(',')
             .map(str::trim)
@@ -143,9 +165,10 @@ impl std::str::FromStr for PlayerSpec {
             let (key, value) = part.split_once('=').ok_or_else(bad)?;
             let value = value.trim();
             match key.trim() {
-                "weights" => spec.weights = Some(PathBuf::from(value)),
-                "net" => spec.evaluation = Evaluation::Network(PathBuf::from(value)),
-                "eval" if value == "classic" => spec.evaluation = Evaluation::Classic,
+                "weights" => weights = Some(PathBuf::from(value)),
+                "net" => evaluation = Some(Evaluation::Network(PathBuf::from(value))),
+                "eval" if value == "classic" => evaluation = Some(Evaluation::Classic),
+                "server" => server = Some(server_address(value, text)?),
                 "level" => {
                     player.level = value.parse().ok().and_then(Level::new).ok_or_else(bad)?;
                 }
@@ -158,7 +181,29 @@ impl std::str::FromStr for PlayerSpec {
                 _ => return Err(bad()),
             }
         }
-        Ok(spec)
+        let source = match server {
+            None => Source::Local {
+                weights,
+                evaluation: evaluation.unwrap_or_default(),
+            },
+            Some(_) if weights.is_some() || evaluation.is_some() => {
+                return Err(MatchError::ServerWithEvaluation(text.to_string()));
+            }
+            Some(address) => Source::Server(address),
+        };
+        Ok(PlayerSpec { player, source })
+    }
+}
+
+/// `server=`'s value, if it is an address a client can connect to without TLS.
+fn server_address(value: &str, spec: &str) -> Result<String, MatchError> {
+    let usable = value.starts_with("http://")
+        && tonic::transport::Endpoint::from_shared(value.to_string())
+            .is_ok_and(|endpoint| endpoint.uri().host().is_some_and(|host| !host.is_empty()));
+    if usable {
+        Ok(value.to_string())
+    } else {
+        Err(MatchError::BadServer(spec.to_string()))
     }
 }
 
@@ -176,13 +221,21 @@ impl fmt::Display for PlayerSpec {
         if let Some(movetime) = player.movetime {
             write!(f, ",movetime={}", movetime.as_millis())?;
         }
-        if let Some(weights) = &self.weights {
-            write!(f, ",weights={}", weights.display())?;
-        }
-        match &self.evaluation {
-            Evaluation::Default => {}
-            Evaluation::Classic => write!(f, ",eval=classic")?,
-            Evaluation::Network(path) => write!(f, ",net={}", path.display())?,
+        match &self.source {
+            Source::Local {
+                weights,
+                evaluation,
+            } => {
+                if let Some(weights) = weights {
+                    write!(f, ",weights={}", weights.display())?;
+                }
+                match evaluation {
+                    Evaluation::Default => {}
+                    Evaluation::Classic => write!(f, ",eval=classic")?,
+                    Evaluation::Network(path) => write!(f, ",net={}", path.display())?,
+                }
+            }
+            Source::Server(address) => write!(f, ",server={address}")?,
         }
         Ok(())
     }
@@ -191,7 +244,8 @@ impl fmt::Display for PlayerSpec {
 /// Plays the match, printing each game and the score.
 ///
 /// # Errors
-/// [`MatchError`] when a weights file cannot be read or the record file cannot be opened.
+/// [`MatchError`] when a weights, network or openings file cannot be read, the openings do not
+/// suit the variant, a server cannot be reached or the record file cannot be opened.
 pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     let variant = args.variant.variant();
     let movetime = (args.movetime > 0).then(|| Duration::from_millis(args.movetime));
@@ -199,13 +253,21 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     for spec in [&mut spec_a, &mut spec_b] {
         spec.player.movetime = spec.player.movetime.or(movetime);
     }
-    let engines = [
-        engine_for(&spec_a, args.hash_mb)?,
-        engine_for(&spec_b, args.hash_mb)?,
-    ];
     let openings = openings(args, variant)?;
+    let seats = [
+        Seat::new(&spec_a, args.hash_mb)?,
+        Seat::new(&spec_b, args.hash_mb)?,
+    ];
     let games = args.games.div_ceil(2) * 2;
     let threads = args.threads.clamp(1, games.max(1) as usize);
+    // Each thread its own pair of players: a server player's connection is its thread's.
+    let mut tables = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        tables.push([
+            seats[0].contestant(&spec_a.player, variant)?,
+            seats[1].contestant(&spec_b.player, variant)?,
+        ]);
+    }
     println!(
         "match {spec_a} (A) vs {spec_b} (B), {variant}, {games} games, {} openings",
         match args.openings {
@@ -229,25 +291,16 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     let next_game = AtomicU32::new(0);
     let summary = Mutex::new(MatchSummary::default());
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let [mut a, mut b] = [
-                    EnginePlayer {
-                        player: &spec_a.player,
-                        engine: &engines[0],
-                    },
-                    EnginePlayer {
-                        player: &spec_b.player,
-                        engine: &engines[1],
-                    },
-                ];
+        for [mut a, mut b] in tables {
+            let (openings, record, next_game, summary) = (&openings, &record, &next_game, &summary);
+            scope.spawn(move || {
                 loop {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= games {
                         break;
                     }
-                    let played = play_game(&openings, index, [&mut a, &mut b], args.max_plies);
-                    if let Some(file) = &record {
+                    let played = play_game(openings, index, [&mut *a, &mut *b], args.max_plies);
+                    if let Some(file) = record {
                         let line = GameRecord {
                             moves: played.moves,
                             timed_out: false,
@@ -314,9 +367,50 @@ fn openings(args: &MatchArgs, variant: Variant) -> Result<Openings, MatchError> 
     }
 }
 
-/// An engine with the player's evaluation weights.
-fn engine_for(spec: &PlayerSpec, hash_mb: usize) -> Result<Engine, MatchError> {
-    let weights = match &spec.weights {
+/// What plays for a spec: one engine that every thread shares, or a server each thread connects
+/// to.
+enum Seat {
+    Engine(Engine),
+    Server(String),
+}
+
+impl Seat {
+    fn new(spec: &PlayerSpec, hash_mb: usize) -> Result<Seat, MatchError> {
+        match &spec.source {
+            Source::Local {
+                weights,
+                evaluation,
+            } => Ok(Seat::Engine(engine_for(
+                weights.as_ref(),
+                evaluation,
+                hash_mb,
+            )?)),
+            Source::Server(address) => Ok(Seat::Server(address.clone())),
+        }
+    }
+
+    /// A player for one thread, searching as `player` says.
+    fn contestant<'s>(
+        &'s self,
+        player: &'s Player,
+        variant: Variant,
+    ) -> Result<Box<dyn Contestant + Send + 's>, MatchError> {
+        Ok(match self {
+            Seat::Engine(engine) => Box::new(EnginePlayer { player, engine }),
+            Seat::Server(address) => {
+                Box::new(RemotePlayer::connect(address, player.clone(), variant)?)
+            }
+        })
+    }
+}
+
+/// An engine with the player's evaluation.
+fn engine_for(
+    weights: Option<&PathBuf>,
+    evaluation: &Evaluation,
+    hash_mb: usize,
+) -> Result<Engine, MatchError> {
+    let weights = match weights {
         None => Weights::default(),
         Some(path) => {
             let bad = |reason: String| MatchError::BadWeights {
@@ -328,7 +422,7 @@ fn engine_for(spec: &PlayerSpec, hash_mb: usize) -> Result<Engine, MatchError> {
                 .map_err(|error: WeightsError| bad(error.to_string()))?
         }
     };
-    let network = match &spec.evaluation {
+    let network = match evaluation {
         Evaluation::Default => EngineConfig::default().network,
         Evaluation::Classic => None,
         Evaluation::Network(path) => {
@@ -400,22 +494,29 @@ mod tests {
         text.parse().expect("a player")
     }
 
+    fn local(weights: Option<&str>, evaluation: Evaluation) -> Source {
+        Source::Local {
+            weights: weights.map(PathBuf::from),
+            evaluation,
+        }
+    }
+
     #[test]
     fn players_read_every_key_and_refuse_the_rest() {
         let spec = spec("level=7, depth=3,nodes=500,movetime=20,weights=w.txt");
         assert_eq!(
-            self::spec("level=3,net=n.nnue").evaluation,
-            Evaluation::Network(PathBuf::from("n.nnue"))
+            self::spec("level=3,net=n.nnue").source,
+            local(None, Evaluation::Network(PathBuf::from("n.nnue")))
         );
         assert_eq!(
-            self::spec("level=3,eval=classic").evaluation,
-            Evaluation::Classic
+            self::spec("level=3,eval=classic").source,
+            local(None, Evaluation::Classic)
         );
         assert_eq!(spec.player.level, Level::new(7).expect("level"));
         assert_eq!(spec.player.max_depth, Some(3));
         assert_eq!(spec.player.max_nodes, Some(500));
         assert_eq!(spec.player.movetime, Some(Duration::from_millis(20)));
-        assert_eq!(spec.weights, Some(PathBuf::from("w.txt")));
+        assert_eq!(spec.source, local(Some("w.txt"), Evaluation::Default));
         assert_eq!(
             spec.to_string(),
             "level=7,depth=3,nodes=500,movetime=20,weights=w.txt"
@@ -430,6 +531,42 @@ mod tests {
             "eval=fancy",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_server_player_takes_the_search_keys_but_no_evaluation() {
+        let spec = spec("server=http://127.0.0.1:50061, level=9,nodes=200,movetime=300");
+        assert_eq!(
+            spec.source,
+            Source::Server("http://127.0.0.1:50061".to_string())
+        );
+        assert_eq!(spec.player.level, Level::new(9).expect("level"));
+        assert_eq!(spec.player.max_nodes, Some(200));
+        assert_eq!(
+            spec.to_string(),
+            "level=9,nodes=200,movetime=300,server=http://127.0.0.1:50061"
+        );
+        for mixed in [
+            "server=http://localhost:1,weights=w.txt",
+            "net=n.nnue,server=http://localhost:1",
+            "level=3,server=http://localhost:1,eval=classic",
+        ] {
+            let error = mixed.parse::<PlayerSpec>().expect_err(mixed);
+            assert_eq!(error, MatchError::ServerWithEvaluation(mixed.to_string()));
+            assert!(error.to_string().contains("plays with its own"), "{error}");
+        }
+        for address in [
+            "server=",
+            "server=127.0.0.1:1",
+            "server=https://host:1",
+            "server=http://",
+        ] {
+            assert_eq!(
+                address.parse::<PlayerSpec>(),
+                Err(MatchError::BadServer(address.to_string())),
+                "{address}"
+            );
         }
     }
 

@@ -1,0 +1,291 @@
+//! A `tafl match` player whose moves come from a tafl server's SuggestMove
+//! (`server=http://HOST:PORT`): another build of this project, older or
+//! newer, played against this one.
+//!
+//! It sends only what SuggestMove has taken since the first version of the
+//! API (the game from the standard start, limits, level, seed) and reads only
+//! `best_move`'s squares, so servers built before later additions to the
+//! proto take part. Our own rules judge the move; the server's word on
+//! captures and status is not needed.
+
+use std::error::Error;
+use std::time::Duration;
+
+use tafl::rules::{Game, Move, Rules, Square, Variant};
+use tafl::search::selfplay::{Contestant, NoMove, Player};
+use tafl::service::pb;
+use tafl::service::pb::tafl_service_client::TaflServiceClient;
+use tokio::runtime::Runtime;
+use tonic::transport::{Channel, Endpoint};
+
+use super::selfplay::MatchError;
+
+/// How long past its move time a server may take to answer (the game and
+/// the search's start and end, on a loaded machine) before the game is
+/// abandoned.
+const ANSWER_MARGIN: Duration = Duration::from_secs(10);
+
+/// How long a server may take to answer a search bounded by level, depth
+/// or nodes alone (a server caps any search at 10 s by default).
+const UNTIMED_PATIENCE: Duration = Duration::from_secs(60);
+
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One connection to a tafl server, asked for the moves of one player.
+pub struct RemotePlayer {
+    /// A runtime of its own (one thread: this one), driving the connection
+    /// only while a call waits.
+    runtime: Runtime,
+    client: TaflServiceClient<Channel>,
+    address: String,
+    player: Player,
+    variant: pb::Variant,
+    /// How long a call may take before the game is abandoned.
+    patience: Duration,
+}
+
+impl RemotePlayer {
+    /// Connects to the server at `address`, to play `variant` as `player` says.
+    ///
+    /// # Errors
+    /// [`MatchError::Unreachable`] when the connection cannot be made.
+    pub fn connect(
+        address: &str,
+        player: Player,
+        variant: Variant,
+    ) -> Result<RemotePlayer, MatchError> {
+        let unreachable = |reason: String| MatchError::Unreachable {
+            server: address.to_string(),
+            reason,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| unreachable(error.to_string()))?;
+        let endpoint = Endpoint::from_shared(address.to_string())
+            .map_err(|error| unreachable(error.to_string()))?
+            .connect_timeout(CONNECT_TIMEOUT);
+        let channel = runtime
+            .block_on(endpoint.connect())
+            .map_err(|error| unreachable(format!("{error}{}", root_cause(&error))))?;
+        Ok(RemotePlayer {
+            runtime,
+            client: TaflServiceClient::new(channel),
+            address: address.to_string(),
+            patience: player
+                .movetime
+                .map_or(UNTIMED_PATIENCE, |movetime| movetime + ANSWER_MARGIN),
+            player,
+            variant: variant_to_proto(variant),
+        })
+    }
+
+    /// The SuggestMove request for the game so far.
+    fn request(&self, moves: &[String], seed: u64) -> pb::SuggestMoveRequest {
+        let player = &self.player;
+        let limits = pb::SearchLimits {
+            max_depth: player.max_depth.unwrap_or(0),
+            max_time_ms: player.movetime.map_or(0, |movetime| {
+                u32::try_from(movetime.as_millis()).unwrap_or(u32::MAX)
+            }),
+            max_nodes: player.max_nodes.unwrap_or(0),
+        };
+        let bounded = limits != pb::SearchLimits::default();
+        pb::SuggestMoveRequest {
+            game: Some(pb::Game {
+                variant: Some(self.variant),
+                start: String::new(),
+                moves: moves.to_vec(),
+            }),
+            // No bound at all: the level's own budget, as for a local player.
+            limits: bounded.then_some(limits),
+            level: player.level.get(),
+            seed,
+        }
+    }
+}
+
+impl Contestant for RemotePlayer {
+    fn choose(&mut self, _game: &Game, moves: &[String], seed: u64) -> Result<Move, NoMove> {
+        let mut request = tonic::Request::new(self.request(moves, seed));
+        // The server stops searching once we stop waiting.
+        request.set_timeout(self.patience);
+        let patience = self.patience;
+        let call = self.client.suggest_move(request);
+        let answer = self
+            .runtime
+            .block_on(async { tokio::time::timeout(patience, call).await });
+        let address = &self.address;
+        let answer = answer
+            .map_err(|_| NoMove::Unanswered(format!("{address}: no answer in {patience:?}")))?
+            .map_err(|status| {
+                NoMove::Unanswered(format!(
+                    "{address}: {:?}: {}{}",
+                    status.code(),
+                    status.message(),
+                    root_cause(&status)
+                ))
+            })?
+            .into_inner();
+        let best = answer
+            .best_move
+            .ok_or_else(|| NoMove::Unplayable(format!("{address} answered without a move")))?;
+        match (
+            best.from_square.parse::<Square>(),
+            best.to_square.parse::<Square>(),
+        ) {
+            (Ok(from), Ok(to)) => Ok(Move { from, to }),
+            _ => Err(NoMove::Unplayable(format!(
+                "{address} answered the unreadable move {:?}-{:?}",
+                best.from_square, best.to_square
+            ))),
+        }
+    }
+}
+
+/// The variant as the proto names it.
+fn variant_to_proto(variant: Variant) -> pb::Variant {
+    let rules = match variant.rules {
+        Rules::Copenhagen => pb::Rules::Copenhagen,
+        Rules::Fetlar => pb::Rules::Fetlar,
+        Rules::Tablut => pb::Rules::Tablut,
+    };
+    pb::Variant {
+        rules: rules.into(),
+        board_size: u32::from(variant.size.get()),
+    }
+}
+
+/// `: ` and the deepest cause of `error`, if it has one: the words that say
+/// what went wrong (a transport error's own text is only "transport error").
+fn root_cause(error: &(dyn Error + 'static)) -> String {
+    let mut deepest = None;
+    let mut source = error.source();
+    while let Some(cause) = source {
+        deepest = Some(cause);
+        source = cause.source();
+    }
+    deepest
+        .map(|cause| format!(": {cause}"))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::VariantArgs;
+    use crate::cli::selfplay::{MatchArgs, OpeningKind, REAL_GAMES, run};
+    use std::net::SocketAddr;
+    use tafl::search::Level;
+    use tafl::service::{Config, Server};
+
+    fn player() -> Player {
+        Player {
+            level: Level::STRONGEST,
+            max_depth: Some(2),
+            max_nodes: None,
+            movetime: Some(Duration::from_millis(300)),
+        }
+    }
+
+    #[test]
+    fn an_unreachable_server_stops_the_match_before_it_starts() {
+        // A port that was free a moment ago: nothing listens there now.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let address = format!("http://127.0.0.1:{port}");
+        let error = RemotePlayer::connect(&address, player(), Variant::default())
+            .err()
+            .expect("nothing listens");
+        let text = error.to_string();
+        assert!(
+            text.starts_with(&format!("cannot reach the server {address}: ")),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn requests_carry_the_game_the_limits_given_the_level_and_the_seed() {
+        let runtime = Runtime::new().expect("a runtime");
+        let server = runtime.block_on(start_server());
+        let mut remote = RemotePlayer::connect(
+            &format!("http://{}", server.local_addr()),
+            player(),
+            Variant::default(),
+        )
+        .expect("connects");
+        let moves = vec!["d1-d3".to_string()];
+        let request = remote.request(&moves, 7);
+        assert_eq!(
+            request.limits,
+            Some(pb::SearchLimits {
+                max_depth: 2,
+                max_time_ms: 300,
+                max_nodes: 0
+            })
+        );
+        assert_eq!((request.level, request.seed), (10, 7));
+        let game = request.game.expect("a game");
+        assert_eq!((game.start.as_str(), game.moves), ("", moves.clone()));
+        assert_eq!(remote.patience, Duration::from_millis(10_300));
+        let mut game = Game::new(Variant::default());
+        game.play("d1-d3").expect("legal");
+        let mv = remote.choose(&game, &moves, 7).expect("a move");
+        game.play_move(mv).expect("the server's move is legal");
+        // An open connection would hold the graceful shutdown for its whole grace period.
+        drop(remote);
+        runtime.block_on(server.shutdown()).expect("clean shutdown");
+    }
+
+    #[test]
+    fn a_remote_match_plays_real_openings_to_the_end() {
+        let runtime = Runtime::new().expect("a runtime");
+        let server = runtime.block_on(start_server());
+        let summary = run(&MatchArgs {
+            a: "level=10,depth=1".parse().expect("a player"),
+            b: format!("server=http://{},level=10,depth=1", server.local_addr())
+                .parse()
+                .expect("a player"),
+            games: 2,
+            movetime: 0,
+            variant: VariantArgs {
+                rules: Rules::Copenhagen,
+                size: None,
+            },
+            openings: OpeningKind::Real,
+            openings_file: REAL_GAMES.into(),
+            opening_plies: None,
+            max_plies: 40,
+            hash_mb: 1,
+            threads: 2,
+            quiet: true,
+            record: None,
+        })
+        .expect("a match");
+        assert_eq!(summary.games, 2);
+        assert_eq!(
+            (
+                summary.abandoned,
+                summary.forfeits_by_a,
+                summary.forfeits_by_b
+            ),
+            (0, 0, 0)
+        );
+        runtime.block_on(server.shutdown()).expect("clean shutdown");
+    }
+
+    /// The real server on a free loopback port, small.
+    async fn start_server() -> Server {
+        Server::start(Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            search_threads: 2,
+            hash_mb: 4,
+            ..Config::default()
+        })
+        .await
+        .expect("the server starts")
+    }
+}
