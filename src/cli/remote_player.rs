@@ -34,8 +34,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One connection to a tafl server, asked for the moves of one player.
 pub struct RemotePlayer {
-    /// A runtime of its own (one thread: this one), driving the connection
-    /// only while a call waits.
+    /// A runtime of its own with one worker, which keeps the connection
+    /// answering the server's keepalive pings while this player's opponent
+    /// thinks.
     runtime: Runtime,
     client: TaflServiceClient<Channel>,
     address: String,
@@ -59,7 +60,8 @@ impl RemotePlayer {
             server: address.to_string(),
             reason,
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
             .enable_all()
             .build()
             .map_err(|error| unreachable(error.to_string()))?;
