@@ -205,7 +205,8 @@ impl<'a> Reader<'a> {
 }
 
 /// The network the engine plays Copenhagen 11×11 with unless told
-/// otherwise: generation 0 (docs/ai.md, "Generations"), built into the binary.
+/// otherwise: the latest kept generation (docs/ai.md, "Generations"), built
+/// into the binary.
 const BUILT_IN: &[u8] = include_bytes!("nets/copenhagen-11x11.nnue");
 
 impl Network {
