@@ -219,22 +219,24 @@ pub fn play(game: &mut Game, text: &str, source: MoveSource) -> Result<PlayedMov
             text.len()
         )));
     }
-    // The same square twice is unreadable as a move, whatever stands there.
-    if let Ok(parsed) = text.parse::<MoveText>()
-        && parsed.from == parsed.to
-    {
-        return Err(malformed(format!("it names {} twice", parsed.from)));
-    }
     game.play(text).map_err(|error| match error.kind {
         GameErrorKind::Parse(parse) => malformed(parse.to_string()),
         GameErrorKind::Play(PlayError::GameOver) => {
             game_over(&source.field(), game.status()).at_ply(source.ply())
         }
-        GameErrorKind::Play(refused) => {
-            let reason = illegal_move_reason(&refused);
-            let description = format!("{} is not legal here: {refused}", quote(text));
-            ServiceError::invalid(source.field(), reason, description).at_ply(source.ply())
-        }
+        GameErrorKind::Play(refused) => match text.parse::<MoveText>() {
+            // The same square twice is unreadable as a move, whatever stands
+            // there (the rules refuse it whatever stands there, so only a
+            // refused move is read again to tell).
+            Ok(parsed) if parsed.from == parsed.to => {
+                malformed(format!("it names {} twice", parsed.from))
+            }
+            _ => {
+                let reason = illegal_move_reason(&refused);
+                let description = format!("{} is not legal here: {refused}", quote(text));
+                ServiceError::invalid(source.field(), reason, description).at_ply(source.ply())
+            }
+        },
     })
 }
 
