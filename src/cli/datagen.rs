@@ -33,10 +33,14 @@ pub struct DatagenArgs {
     /// A game still going after this many plies counts as drawn.
     #[arg(long, default_value_t = 300)]
     max_plies: usize,
-    /// Real games (`moves,_,_,result` a line) whose openings start half the games; only for
-    /// Copenhagen 11x11. Empty: random openings only.
+    /// Real games (`moves,_,_,result` a line) whose openings start `--real-openings` percent of
+    /// the games; only for Copenhagen 11x11. Empty: random openings only.
     #[arg(long, default_value = "tests/data/copenhagen-games.csv")]
     openings: String,
+    /// Percent of the games that start from a real game's first plies (the others from random
+    /// plies).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    real_openings: u8,
     /// Instead of self-play, replay these recorded games (`moves,_,_,result` a line, e.g.
     /// tests/data/copenhagen-games.csv): game k is the k-th line, each position searched and kept
     /// with the recorded result.
@@ -60,6 +64,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         None if args.openings.is_empty() || variant != Variant::standard(Rules::Copenhagen) => {
             Source::SelfPlay {
                 openings: Vec::new(),
+                real_percent: 0,
             }
         }
         None => Source::SelfPlay {
@@ -67,6 +72,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
                 .into_iter()
                 .map(|record| record.moves)
                 .collect(),
+            real_percent: args.real_openings,
         },
     };
     let games = match &source {

@@ -247,9 +247,12 @@ pub struct DatagenConfig {
 #[derive(Clone, Debug)]
 pub enum Source {
     /// The engine plays both sides. `openings`: move texts of real games, whose first plies start
-    /// half the games (played as far as they stay legal and the game goes on); empty: random
-    /// plies only.
-    SelfPlay { openings: Vec<Vec<String>> },
+    /// `real_percent` of the games (played as far as they stay legal and the game goes on); the
+    /// others, and all when `openings` is empty, start from random plies.
+    SelfPlay {
+        openings: Vec<Vec<String>>,
+        real_percent: u8,
+    },
     /// Recorded games, replayed: game `k` is the `k`-th record, and each of its positions is
     /// searched and kept (if quiet) with the search's score and the recorded result. Games the
     /// record leaves undecided are written with no records.
@@ -319,8 +322,8 @@ pub fn generate<E>(
     })
 }
 
-/// The opening of game `game`: a real game's first 2-12 plies (half the time, when there are
-/// openings) or 2-8 random plies from the start, never ending the game.
+/// The opening of game `game`: a real game's first 2-12 plies (`real_percent` of the time, when
+/// there are openings) or 2-8 random plies from the start, never ending the game.
 fn opening(config: &DatagenConfig, game: u32) -> Game {
     let mut state = splitmix(config.seed ^ splitmix(u64::from(game)));
     let mut random = |n: usize| {
@@ -328,11 +331,14 @@ fn opening(config: &DatagenConfig, game: u32) -> Game {
         (state % n.max(1) as u64) as usize
     };
     let mut current = Game::new(config.variant);
-    let openings = match &config.source {
-        Source::SelfPlay { openings } => openings.as_slice(),
-        Source::Records(_) => &[],
+    let (openings, real_percent) = match &config.source {
+        Source::SelfPlay {
+            openings,
+            real_percent,
+        } => (openings.as_slice(), usize::from(*real_percent)),
+        Source::Records(_) => (&[][..], 0),
     };
-    if !openings.is_empty() && random(2) == 0 {
+    if !openings.is_empty() && random(100) < real_percent {
         let moves = &openings[random(openings.len())];
         let plies = 2 + random(11);
         for text in moves.iter().take(plies) {
@@ -491,6 +497,7 @@ mod tests {
             max_plies: 60,
             source: Source::SelfPlay {
                 openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
+                real_percent: 50,
             },
             hash_mb: 1,
             network: None,
@@ -517,6 +524,26 @@ mod tests {
             ..config(1)
         });
         assert_ne!(one, other);
+    }
+
+    #[test]
+    fn the_real_openings_share_picks_the_opening_kind() {
+        let with_share = |real_percent| DatagenConfig {
+            source: Source::SelfPlay {
+                openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
+                real_percent,
+            },
+            ..config(1)
+        };
+        let mut real = Game::new(config(1).variant);
+        real.play_all(["d1-d3", "e4-h4"]).expect("legal");
+        let starts_real = |config: &DatagenConfig, game| {
+            opening(config, game).position().hash() == real.position().hash()
+        };
+        assert!((0..40).all(|game| starts_real(&with_share(100), game)));
+        assert!((0..40).all(|game| !starts_real(&with_share(0), game)));
+        let half = (0..200).filter(|&game| starts_real(&with_share(50), game)).count();
+        assert!((70..=130).contains(&half), "{half} of 200 real at 50%");
     }
 
     #[test]

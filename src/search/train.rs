@@ -464,6 +464,7 @@ mod tests {
             max_plies: 80,
             source: Source::SelfPlay {
                 openings: Vec::new(),
+                real_percent: 0,
             },
             hash_mb: 1,
             network: None,
