@@ -10,6 +10,7 @@
 //! - [`ReplayPool`]: the replays of long games (a few milliseconds each),
 //!   at most one per core at once and a bounded number waiting.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -125,29 +126,35 @@ impl Book {
     /// The waiting searches (indices into `entries`) in the order they get a
     /// slot: by turn, then expected length, then admission (see [`SearchPool`]).
     fn waiting_order(&self) -> Vec<usize> {
-        let waiting: Vec<usize> = (0..self.entries.len())
+        let mut running: HashMap<u64, usize> = HashMap::new();
+        for entry in &self.entries {
+            if matches!(entry.stage, Stage::Running(_)) {
+                *running.entry(entry.connection).or_default() += 1;
+            }
+        }
+        let key = |i: usize| {
+            let entry = &self.entries[i];
+            (entry.connection, entry.budget, entry.id)
+        };
+        let mut waiting: Vec<usize> = (0..self.entries.len())
             .filter(|&i| self.entries[i].stage == Stage::Waiting)
             .collect();
-        let length = |i: usize| (self.entries[i].budget, self.entries[i].id);
-        let turn = |i: usize| {
-            let connection = self.entries[i].connection;
-            let running = self
-                .entries
-                .iter()
-                .filter(|entry| {
-                    entry.connection == connection && matches!(entry.stage, Stage::Running(_))
-                })
-                .count();
-            let ahead = waiting
-                .iter()
-                .filter(|&&j| self.entries[j].connection == connection && length(j) < length(i))
-                .count();
-            running + ahead
-        };
-        let mut order: Vec<(usize, Duration, u64, usize)> = waiting
-            .iter()
-            .map(|&i| (turn(i), self.entries[i].budget, self.entries[i].id, i))
-            .collect();
+        // By connection, shortest first: a search's place in its connection's run is the number
+        // of that connection's searches waiting ahead of it.
+        waiting.sort_unstable_by_key(|&i| key(i));
+        let mut order: Vec<(usize, Duration, u64, usize)> = Vec::with_capacity(waiting.len());
+        let mut turn = 0;
+        for (place, &i) in waiting.iter().enumerate() {
+            let (connection, budget, id) = key(i);
+            let first_of_its_connection =
+                place == 0 || self.entries[waiting[place - 1]].connection != connection;
+            turn = if first_of_its_connection {
+                running.get(&connection).copied().unwrap_or(0)
+            } else {
+                turn + 1
+            };
+            order.push((turn, budget, id, i));
+        }
         order.sort_unstable();
         order.into_iter().map(|(.., i)| i).collect()
     }
