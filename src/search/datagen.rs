@@ -542,7 +542,9 @@ mod tests {
         };
         assert!((0..40).all(|game| starts_real(&with_share(100), game)));
         assert!((0..40).all(|game| !starts_real(&with_share(0), game)));
-        let half = (0..200).filter(|&game| starts_real(&with_share(50), game)).count();
+        let half = (0..200)
+            .filter(|&game| starts_real(&with_share(50), game))
+            .count();
         assert!((70..=130).contains(&half), "{half} of 200 real at 50%");
     }
 
