@@ -41,6 +41,10 @@ pub struct DatagenArgs {
     /// plies).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
     real_openings: u8,
+    /// A real opening is the real game's first 2 to this many plies (drawn per game); more reach
+    /// into the middlegame, where the humans' cordons and forts stand.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u16).range(2..=1000))]
+    real_opening_plies: u16,
     /// Instead of self-play, replay these recorded games (`moves,_,_,result` a line, e.g.
     /// tests/data/copenhagen-games.csv): game k is the k-th line, each position searched and kept
     /// with the recorded result.
@@ -65,6 +69,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
             Source::SelfPlay {
                 openings: Vec::new(),
                 real_percent: 0,
+                real_plies: 0,
             }
         }
         None => Source::SelfPlay {
@@ -73,6 +78,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
                 .map(|record| record.moves)
                 .collect(),
             real_percent: args.real_openings,
+            real_plies: usize::from(args.real_opening_plies),
         },
     };
     let games = match &source {

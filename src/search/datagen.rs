@@ -246,12 +246,13 @@ pub struct DatagenConfig {
 /// Where the games come from.
 #[derive(Clone, Debug)]
 pub enum Source {
-    /// The engine plays both sides. `openings`: move texts of real games, whose first plies start
-    /// `real_percent` of the games (played as far as they stay legal and the game goes on); the
-    /// others, and all when `openings` is empty, start from random plies.
+    /// The engine plays both sides. `openings`: move texts of real games, whose first 2 to
+    /// `real_plies` plies start `real_percent` of the games (played as far as they stay legal and
+    /// the game goes on); the others, and all when `openings` is empty, start from random plies.
     SelfPlay {
         openings: Vec<Vec<String>>,
         real_percent: u8,
+        real_plies: usize,
     },
     /// Recorded games, replayed: game `k` is the `k`-th record, and each of its positions is
     /// searched and kept (if quiet) with the search's score and the recorded result. Games the
@@ -322,8 +323,8 @@ pub fn generate<E>(
     })
 }
 
-/// The opening of game `game`: a real game's first 2-12 plies (`real_percent` of the time, when
-/// there are openings) or 2-8 random plies from the start, never ending the game.
+/// The opening of game `game`: a real game's first 2 to `real_plies` plies (`real_percent` of the
+/// time, when there are openings) or 2-8 random plies from the start, never ending the game.
 fn opening(config: &DatagenConfig, game: u32) -> Game {
     let mut state = splitmix(config.seed ^ splitmix(u64::from(game)));
     let mut random = |n: usize| {
@@ -331,16 +332,17 @@ fn opening(config: &DatagenConfig, game: u32) -> Game {
         (state % n.max(1) as u64) as usize
     };
     let mut current = Game::new(config.variant);
-    let (openings, real_percent) = match &config.source {
+    let (openings, real_percent, real_plies) = match &config.source {
         Source::SelfPlay {
             openings,
             real_percent,
-        } => (openings.as_slice(), usize::from(*real_percent)),
-        Source::Records(_) => (&[][..], 0),
+            real_plies,
+        } => (openings.as_slice(), usize::from(*real_percent), *real_plies),
+        Source::Records(_) => (&[][..], 0, 0),
     };
     if !openings.is_empty() && random(100) < real_percent {
         let moves = &openings[random(openings.len())];
-        let plies = 2 + random(11);
+        let plies = 2 + random(real_plies.saturating_sub(1));
         for text in moves.iter().take(plies) {
             let mut trial = current.clone();
             if trial.play(text).is_err() || trial.status().is_over() {
@@ -498,6 +500,7 @@ mod tests {
             source: Source::SelfPlay {
                 openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
                 real_percent: 50,
+                real_plies: 12,
             },
             hash_mb: 1,
             network: None,
@@ -532,6 +535,7 @@ mod tests {
             source: Source::SelfPlay {
                 openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
                 real_percent,
+                real_plies: 12,
             },
             ..config(1)
         };
@@ -546,6 +550,44 @@ mod tests {
             .filter(|&game| starts_real(&with_share(50), game))
             .count();
         assert!((70..=130).contains(&half), "{half} of 200 real at 50%");
+    }
+
+    #[test]
+    fn real_openings_reach_as_deep_as_their_plies_allow() {
+        let mut long = Game::new(config(1).variant);
+        let mut texts = Vec::new();
+        while texts.len() < 40 {
+            let mut moves = long.position().legal_moves();
+            moves.sort();
+            let mv = moves
+                .into_iter()
+                .find(|&mv| {
+                    let mut trial = long.clone();
+                    trial.play_move(mv).is_ok() && !trial.status().is_over()
+                })
+                .expect("a move that goes on");
+            long.play_move(mv).expect("legal");
+            texts.push(mv.to_string());
+        }
+        let deepest = |real_plies| {
+            let config = DatagenConfig {
+                source: Source::SelfPlay {
+                    openings: vec![texts.clone()],
+                    real_percent: 100,
+                    real_plies,
+                },
+                ..config(1)
+            };
+            (0..100)
+                .map(|game| opening(&config, game).ply())
+                .fold((usize::MAX, 0), |(low, high), ply| {
+                    (low.min(ply), high.max(ply))
+                })
+        };
+        assert_eq!(deepest(12), (2, 12));
+        let (low, high) = deepest(40);
+        assert_eq!(low, 2);
+        assert!((30..=40).contains(&high), "deepest real opening {high}");
     }
 
     #[test]
