@@ -80,6 +80,34 @@ proptest! {
         }
     }
 
+    /// Along random games that capture whenever a coin says so: the
+    /// capturing moves are exactly the legal moves after which the rules
+    /// report a capture.
+    #[test]
+    fn capturing_moves_are_the_legal_moves_that_capture(variant in variants(), choices in prop::collection::vec(any::<u32>(), 0..200)) {
+        let mut position = Position::start(variant);
+        for choice in choices {
+            let legal = position.legal_moves();
+            let mut expected: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|&mv| !{ position }.play_unchecked(mv).is_empty())
+                .collect();
+            let mut found = position.capturing_moves().to_vec();
+            expected.sort();
+            found.sort();
+            prop_assert_eq!(&found, &expected, "in {}", position);
+            if legal.is_empty() {
+                break;
+            }
+            let pool = if choice % 2 == 0 && !found.is_empty() { &found[..] } else { &legal[..] };
+            position.play_unchecked(pool[(choice / 2) as usize % pool.len()]);
+            if position.status().is_over() {
+                break;
+            }
+        }
+    }
+
     /// Any text at all: parsing never panics, and what parses prints back
     /// to text that parses to the same thing.
     #[test]

@@ -24,7 +24,7 @@ impl Position {
     /// the mover's pieces (the king too), the corners and the throne when
     /// empty — or always, in Tablut.
     #[inline(always)]
-    fn hostile_to_victims(&self) -> Bitboard {
+    pub(super) fn hostile_to_victims(&self) -> Bitboard {
         let geometry = self.geometry();
         let throne = Bitboard::from_square(geometry.throne);
         let hostile_throne = if self.variant.rules.throne_always_hostile() {
@@ -62,6 +62,37 @@ impl Position {
             captures |= self.shieldwall_captures(to);
         }
         captures
+    }
+
+    /// The empty squares a piece of the side to move would capture on by
+    /// custodial capture (rule 2), were it to arrive there: a victim next to
+    /// the square with a hostile square beyond. Exact before the move, as the
+    /// piece's own first square can never be the hostile one beyond a victim
+    /// (it would have had to slide through the victim).
+    #[inline(always)]
+    pub(super) fn custodial_capture_squares(&self) -> Bitboard {
+        let victims = self.pieces(self.side_to_move.opponent()).minus(self.king);
+        let hostile = self.hostile_to_victims();
+        let squares = (victims & hostile.west()).west()
+            | (victims & hostile.east()).east()
+            | (victims & hostile.south()).south()
+            | (victims & hostile.north()).north();
+        squares & self.geometry().board.minus(self.occupied())
+    }
+
+    /// The edge squares (corners aside) next to an enemy piece on the edge,
+    /// where the rules have shieldwalls (rule 4): the only squares a move can
+    /// close one on. Empty otherwise.
+    #[inline(always)]
+    pub(super) fn shieldwall_squares(&self) -> Bitboard {
+        let geometry = self.geometry();
+        if !self.variant.rules.has_shieldwall() {
+            return Bitboard::EMPTY;
+        }
+        let edge = geometry.edge.minus(geometry.corners);
+        let enemies = self.pieces(self.side_to_move.opponent()) & edge;
+        let next_to = enemies.north() | enemies.south() | enemies.east() | enemies.west();
+        next_to & edge.minus(self.occupied())
     }
 
     /// The pieces taken by a shieldwall the move onto the edge square `to`

@@ -75,6 +75,61 @@ impl Position {
         moves
     }
 
+    /// Every legal move of the side to move that takes at least one piece,
+    /// by custodial capture or a shieldwall: exactly the moves whose
+    /// [`Position::play`] reports captures (taking the king ends the game and
+    /// is the status's business, not a capture). A search follows these past
+    /// its horizon. Found without listing the other moves: only the
+    /// destinations where a capture can happen are looked at.
+    ///
+    /// ```
+    /// use tafl::rules::{Game, Rules, Variant};
+    ///
+    /// let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+    /// assert!(game.position().capturing_moves().is_empty());
+    /// for text in ["d1-d3", "e5-e2", "g1-g3", "f4-c4"] {
+    ///     game.play(text)?;
+    /// }
+    /// let captures: Vec<String> = game.position().capturing_moves().iter().map(|mv| mv.to_string()).collect();
+    /// assert_eq!(captures, ["d3-e3", "d3-d2", "g3-e3"]); // each takes the defender on e2
+    /// # Ok::<(), tafl::rules::GameError>(())
+    /// ```
+    #[must_use]
+    pub fn capturing_moves(&self) -> MoveList {
+        let mut moves = MoveList::new();
+        if self.status.is_over() {
+            return moves;
+        }
+        let custodial = self.custodial_capture_squares();
+        let shieldwall = self.shieldwall_squares();
+        let targets = custodial | shieldwall;
+        if targets.is_empty() {
+            return moves;
+        }
+        let occupied = self.occupied();
+        for from in self.pieces(self.side_to_move).squares() {
+            let (along_rank, along_file) = self.reach(from, occupied, self.king.contains(from));
+            let mut consider = |to: Square| {
+                let mv = Move { from, to };
+                if custodial.contains(to)
+                    || (shieldwall.contains(to) && !{ *self }.play_unchecked(mv).is_empty())
+                {
+                    moves.push(mv);
+                }
+            };
+            for_each_bit(along_rank & targets.rank_bits(from.rank()), |file| {
+                consider(Square::new(file, from.rank()).expect("on the board"));
+            });
+            for_each_bit(along_file, |rank| {
+                let to = Square::new(from.file(), rank).expect("on the board");
+                if targets.contains(to) {
+                    consider(to);
+                }
+            });
+        }
+        moves
+    }
+
     #[inline(always)]
     fn push_moves_from(&self, from: Square, occupied: Bitboard, moves: &mut MoveList) {
         let (along_rank, along_file) = self.reach(from, occupied, self.king.contains(from));
