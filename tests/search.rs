@@ -92,6 +92,24 @@ fn finds_a_double_threat_in_two() {
 }
 
 #[test]
+fn a_leaf_sees_the_kings_double_threat_coming() {
+    // The position above with the attackers to move: whatever they play, the king slides to a fork
+    // (a4, k4, e1 or e11, each with two open corner lines). A one-ply search ends on the defenders'
+    // move, and its leaves look at the king's escape threats, so it already knows the game is lost.
+    let game = game_from(
+        Rules::Copenhagen,
+        "/11/5t3t1/11/8t2/11/11/11/4K6/11/11/11/ a",
+    );
+    let report = search(&game, depth(1));
+    assert!(
+        report.score.loss_in().is_some(),
+        "score {} pv {:?}",
+        report.score,
+        report.pv
+    );
+}
+
+#[test]
 fn blocks_a_one_move_escape() {
     // King on d1 with a1 open; the attackers (to move) must put a piece on b1 or c1.
     let game = game_from(

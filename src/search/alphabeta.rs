@@ -3,8 +3,9 @@
 //! Node kinds are split into helpers: [`Searcher::iterate`] (the root loop
 //! with aspiration windows), [`Searcher::node`] (PVS with the table, reverse
 //! futility pruning, late move reductions and an extension when the king has
-//! an open corner line), and [`Searcher::quiescence`] (only forcing replies:
-//! blocks of an open corner line). Positions are copied, never unmade
+//! an open corner line), and [`Searcher::quiescence`] (the leaves: forcing
+//! moves only, captures and the king's escape threats, and the blocks they
+//! force). Positions are copied, never unmade
 //! (`Position` is `Copy`), and nothing is allocated per node.
 //!
 //! Repetition (docs/RULES.md rule 9 and its variants), counting the game's
@@ -19,7 +20,7 @@
 use arrayvec::ArrayVec;
 
 use super::accumulator::Accumulator;
-use super::board::Board;
+use super::board::{Board, square_of};
 use super::eval::evaluate_board;
 use super::limits::Clock;
 use super::network::Network;
@@ -27,7 +28,7 @@ use super::ordering::{HISTORY_LEN, MovePicker, history_index};
 use super::params::*;
 use super::tt::{Bound, Entry, Table, splitmix};
 use super::weights::Weights;
-use crate::rules::{Move, PASS_HASH, Position, Rules, Side, Status};
+use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status};
 
 /// Scratch memory reused by one search at a time: the table, the history and the network's
 /// accumulators by ply.
@@ -315,6 +316,42 @@ impl<'a> Searcher<'a> {
         self.aborted
     }
 
+    /// What every node does first: the end of the game, the mate distance,
+    /// the node count and a win in one ply. `Err` holds the score when that
+    /// settles the node; otherwise the board to search it on.
+    #[inline]
+    fn open_node(
+        &mut self,
+        position: &Position,
+        ply: usize,
+        alpha: &mut i32,
+        beta: &mut i32,
+    ) -> Result<Board, i32> {
+        self.pv[ply].len = 0;
+        if ply > 0 {
+            if let Some(score) = self.terminal(position, ply) {
+                return Err(score);
+            }
+            // Mate distance: no line from here beats a win found nearer the root.
+            *alpha = (*alpha).max(-(WIN - ply as i32));
+            *beta = (*beta).min(WIN - ply as i32 - 1);
+            if *alpha >= *beta {
+                return Err(*alpha);
+            }
+        }
+        if self.count_node() {
+            return Err(0);
+        }
+        let board = Board::new(position);
+        // At the root a move must come out of the loop, so the shortcut waits for ply 1.
+        if ply > 0
+            && let Some(score) = self.immediate_win(&board, ply)
+        {
+            return Err(score);
+        }
+        Ok(board)
+    }
+
     /// Principal-variation search of `position` to `depth` plies.
     fn node(
         &mut self,
@@ -325,34 +362,16 @@ impl<'a> Searcher<'a> {
         mut beta: i32,
     ) -> i32 {
         let pv_node = beta - alpha > 1;
-        self.pv[ply].len = 0;
-        if ply > 0 {
-            if let Some(score) = self.terminal(position, ply) {
-                return score;
-            }
-            // Mate distance: no line from here beats a win found nearer the root.
-            alpha = alpha.max(-(WIN - ply as i32));
-            beta = beta.min(WIN - ply as i32 - 1);
-            if alpha >= beta {
-                return alpha;
-            }
-        }
-        if self.count_node() {
-            return 0;
-        }
-        let board = Board::new(position);
-        // At the root a move must come out of the loop, so the shortcut waits for ply 1.
-        if ply > 0
-            && let Some(score) = self.immediate_win(&board, ply)
-        {
-            return score;
-        }
+        let board = match self.open_node(position, ply, &mut alpha, &mut beta) {
+            Ok(board) => board,
+            Err(score) => return score,
+        };
         let king_line_open = board.side_to_move == Side::Attackers
             && board
                 .king
                 .is_some_and(|king| board.open_corner_lines(king) != 0);
         if depth <= 0 || ply >= MAX_PLY - 4 {
-            return self.quiescence(position, &board, ply, alpha, beta);
+            return self.quiescence(position, &board, ply, alpha, beta, 0);
         }
         // The king threatens to escape: the attackers' reply is forced, look one ply further.
         if king_line_open && ply < 2 * MAX_PLY / 3 {
@@ -553,14 +572,20 @@ impl<'a> Searcher<'a> {
         best_score
     }
 
-    /// Only the forcing part of the position: an open corner line the attackers must block.
+    /// A leaf: the static score, unless a forcing move beats it. The
+    /// attackers must block the king's one open corner line (two cannot be
+    /// blocked); otherwise the side to move may stand on the static score or
+    /// play a capture or, the defenders, a king move that opens a corner
+    /// line, for `QUIESCENCE_PLIES` such moves past the horizon
+    /// (`forcing_plies` played so far).
     fn quiescence(
         &mut self,
         position: &Position,
         board: &Board,
         ply: usize,
-        alpha: i32,
+        mut alpha: i32,
         beta: i32,
+        forcing_plies: u32,
     ) -> i32 {
         if board.side_to_move == Side::Attackers
             && let Some(king) = board.king
@@ -571,10 +596,50 @@ impl<'a> Searcher<'a> {
                 return -(WIN - (ply as i32 + 2));
             }
             if lines == 1 {
-                return self.block_line(position, board, ply, alpha, beta);
+                return self.block_line(position, board, ply, alpha, beta, forcing_plies);
             }
         }
-        self.static_eval(position, board, ply)
+        let standing = self.static_eval(position, board, ply);
+        if standing >= beta || forcing_plies >= QUIESCENCE_PLIES || ply >= MAX_PLY - 4 {
+            return standing;
+        }
+        alpha = alpha.max(standing);
+        let mut best = standing;
+        for mv in forcing_moves(position, board) {
+            let mut child = *position;
+            child.play_unchecked(mv);
+            self.enter(ply, position, &child);
+            let score = -self.leaf(&child, ply + 1, -beta, -alpha, forcing_plies + 1);
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                }
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    /// A node past the horizon: [`Searcher::quiescence`] after the checks every node makes.
+    fn leaf(
+        &mut self,
+        position: &Position,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        forcing_plies: u32,
+    ) -> i32 {
+        match self.open_node(position, ply, &mut alpha, &mut beta) {
+            Ok(board) => self.quiescence(position, &board, ply, alpha, beta, forcing_plies),
+            Err(score) => score,
+        }
     }
 
     /// Steps from `position` at `ply` to `child`: its hash on the path, its accumulator.
@@ -586,7 +651,8 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The attackers must put a piece on the king's one open line; anything else loses.
+    /// The attackers must put a piece on the king's one open line; anything
+    /// else loses. The block is forced, so it counts no forcing ply.
     fn block_line(
         &mut self,
         position: &Position,
@@ -594,6 +660,7 @@ impl<'a> Searcher<'a> {
         ply: usize,
         mut alpha: i32,
         beta: i32,
+        forcing_plies: u32,
     ) -> i32 {
         let mut blocks: ArrayVec<usize, 32> = ArrayVec::new();
         board.route_block_squares(&mut blocks);
@@ -605,7 +672,7 @@ impl<'a> Searcher<'a> {
             let mut child = *position;
             child.play_unchecked(mv);
             self.enter(ply, position, &child);
-            let score = -self.node(&child, 0, ply + 1, -beta, -alpha);
+            let score = -self.leaf(&child, ply + 1, -beta, -alpha, forcing_plies);
             if self.aborted {
                 return 0;
             }
@@ -649,4 +716,30 @@ impl<'a> Searcher<'a> {
             self.history.iter_mut().for_each(|value| *value /= 2);
         }
     }
+}
+
+/// The moves a leaf looks at: the king's moves that open a corner line
+/// first (the most forcing: two lines win), then the captures.
+fn forcing_moves(position: &Position, board: &Board) -> ArrayVec<Move, MAX_MOVES> {
+    let mut moves = ArrayVec::new();
+    if board.side_to_move == Side::Defenders
+        && let Some(king) = position.king()
+    {
+        board.for_each_king_destination(|to| {
+            let mv = Move {
+                from: king,
+                to: square_of(to),
+            };
+            // The board's slides ignore the rules' squares; the rules have the last word.
+            if board.open_corner_lines(to) != 0 && position.check(mv).is_ok() {
+                moves.push(mv);
+            }
+        });
+    }
+    for mv in position.capturing_moves() {
+        if !moves.contains(&mv) {
+            moves.push(mv);
+        }
+    }
+    moves
 }

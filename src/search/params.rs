@@ -81,6 +81,9 @@ pub const LMR_MIN_DEPTH: i32 = 3;
 pub const LMR_FULL_MOVES: usize = 3;
 /// Beyond this many moves reduce one ply more.
 pub const LMR_DEEP_MOVES: usize = 12;
+/// Forcing plies a leaf searches past the horizon: captures, and the king's
+/// moves that open a corner line (the attackers' forced blocks come free).
+pub const QUIESCENCE_PLIES: u32 = 2;
 /// Reverse futility (static beta) pruning: margin per ply, up to this depth.
 pub const RFP_MARGIN: i32 = 150;
 pub const RFP_MAX_DEPTH: i32 = 3;
