@@ -583,7 +583,7 @@ impl<'a> Searcher<'a> {
         position: &Position,
         board: &Board,
         ply: usize,
-        mut alpha: i32,
+        alpha: i32,
         beta: i32,
         forcing_plies: u32,
     ) -> i32 {
@@ -603,13 +603,38 @@ impl<'a> Searcher<'a> {
         if standing >= beta || forcing_plies >= QUIESCENCE_PLIES || ply >= MAX_PLY - 4 {
             return standing;
         }
-        alpha = alpha.max(standing);
-        let mut best = standing;
-        for mv in forcing_moves(position, board) {
+        let moves = forcing_moves(position, board);
+        let alpha = alpha.max(standing);
+        self.best_leaf_move(
+            position,
+            ply,
+            moves,
+            standing,
+            alpha,
+            beta,
+            forcing_plies + 1,
+        )
+    }
+
+    /// Plays each of `moves` from a leaf and returns the best score, starting
+    /// from `best` (what the side to move has without them); the children
+    /// count `forcing_plies`.
+    #[allow(clippy::too_many_arguments)]
+    fn best_leaf_move(
+        &mut self,
+        position: &Position,
+        ply: usize,
+        moves: impl IntoIterator<Item = Move>,
+        mut best: i32,
+        mut alpha: i32,
+        beta: i32,
+        forcing_plies: u32,
+    ) -> i32 {
+        for mv in moves {
             let mut child = *position;
             child.play_unchecked(mv);
             self.enter(ply, position, &child);
-            let score = -self.leaf(&child, ply + 1, -beta, -alpha, forcing_plies + 1);
+            let score = -self.leaf(&child, ply + 1, -beta, -alpha, forcing_plies);
             if self.aborted {
                 return 0;
             }
@@ -658,36 +683,18 @@ impl<'a> Searcher<'a> {
         position: &Position,
         board: &Board,
         ply: usize,
-        mut alpha: i32,
+        alpha: i32,
         beta: i32,
         forcing_plies: u32,
     ) -> i32 {
         let mut blocks: ArrayVec<usize, 32> = ArrayVec::new();
         board.route_block_squares(&mut blocks);
-        let mut best = -(WIN - (ply as i32 + 2));
-        for mv in position.legal_moves() {
-            if !blocks.contains(&super::board::index_of(mv.to)) {
-                continue;
-            }
-            let mut child = *position;
-            child.play_unchecked(mv);
-            self.enter(ply, position, &child);
-            let score = -self.leaf(&child, ply + 1, -beta, -alpha, forcing_plies);
-            if self.aborted {
-                return 0;
-            }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    self.update_pv(ply, mv);
-                }
-                if alpha >= beta {
-                    break;
-                }
-            }
-        }
-        best
+        let moves = position
+            .legal_moves()
+            .into_iter()
+            .filter(|mv| blocks.contains(&super::board::index_of(mv.to)));
+        let lost = -(WIN - (ply as i32 + 2));
+        self.best_leaf_move(position, ply, moves, lost, alpha, beta, forcing_plies)
     }
 
     fn update_pv(&mut self, ply: usize, mv: Move) {
