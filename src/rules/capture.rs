@@ -35,15 +35,22 @@ impl Position {
         self.pieces(self.side_to_move) | geometry.corners | hostile_throne
     }
 
+    /// The pieces a custodial capture can take from the side not to move:
+    /// its soldiers (the king is taken only by rule 5).
+    #[inline(always)]
+    fn victims(&self) -> Bitboard {
+        match self.side_to_move {
+            Side::Attackers => self.defenders,
+            Side::Defenders => self.attackers,
+        }
+    }
+
     /// What the piece that just arrived on `to` captures, all found on the
     /// board as it stands after the move and before any piece is removed.
     /// The side to move is still the mover's.
     #[inline(always)]
     pub(crate) fn captures_after(&self, to: Square) -> Bitboard {
-        let victims = match self.side_to_move {
-            Side::Attackers => self.defenders,
-            Side::Defenders => self.attackers,
-        };
+        let victims = self.victims();
         // A victim one step from `to` with a hostile square one step
         // beyond, tested bit by bit: a step east or west off the board lands
         // in the padding files and one north or south off the 256 bits,
@@ -65,13 +72,13 @@ impl Position {
     }
 
     /// The empty squares a piece of the side to move would capture on by
-    /// custodial capture (rule 2), were it to arrive there: a victim next to
+    /// custodial capture (rule 3), were it to arrive there: a victim next to
     /// the square with a hostile square beyond. Exact before the move, as the
     /// piece's own first square can never be the hostile one beyond a victim
     /// (it would have had to slide through the victim).
     #[inline(always)]
     pub(super) fn custodial_capture_squares(&self) -> Bitboard {
-        let victims = self.pieces(self.side_to_move.opponent()).minus(self.king);
+        let victims = self.victims();
         let hostile = self.hostile_to_victims();
         let squares = (victims & hostile.west()).west()
             | (victims & hostile.east()).east()
