@@ -7,8 +7,11 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::captures::check_capturing_moves;
 use tafl::rules::{
-    BoardSize, EndReason, Game, Move, Position, PositionText, Rules, Side, Status, Variant,
+    BoardSize, EndReason, Game, Position, PositionText, Rules, Side, Status, Variant,
 };
 
 /// Every rule id a case may name; each needs a case where it fires and one
@@ -426,36 +429,6 @@ fn set_text(set: &BTreeSet<String>) -> String {
     }
 }
 
-/// `capturing_moves` lists exactly the legal moves that take a piece: checked
-/// on every case's position before its last move (each capture rule,
-/// shieldwalls included).
-fn check_capturing_moves(position: &Position) -> Result<(), String> {
-    let text = |moves: &[Move]| {
-        moves
-            .iter()
-            .map(Move::to_string)
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut expected: Vec<Move> = position
-        .legal_moves()
-        .into_iter()
-        .filter(|&mv| !{ *position }.play_unchecked(mv).is_empty())
-        .collect();
-    let mut found = position.capturing_moves().to_vec();
-    expected.sort();
-    found.sort();
-    if found == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "capturing moves: expected [{}], got [{}]",
-            text(&expected),
-            text(&found)
-        ))
-    }
-}
-
 /// Plays one case; `Err` says how the engine disagrees with the data.
 fn run_case(case: &Case) -> Result<(), String> {
     let size = BoardSize::new(case.size as u32).ok_or("unsupported board size")?;
@@ -502,6 +475,7 @@ fn run_case(case: &Case) -> Result<(), String> {
         game.play(text)
             .map_err(|e| format!("earlier move {text} refused: {e}"))?;
     }
+    // Every case's position before its last move (each capture rule, shieldwalls included).
     check_capturing_moves(game.position())?;
     match (&case.expected, game.play(last)) {
         (Expected::Error(wanted), Err(error)) => {

@@ -3,6 +3,7 @@
 //! into it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod captures;
 pub mod long_game;
 pub mod process;
 pub mod random_games;
