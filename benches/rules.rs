@@ -1,7 +1,8 @@
 //! Move generation and perft speed, on 9×9, 11×11 and 13×13, from the
 //! standard starts and from middlegame positions; and, in the same run, the
 //! slow reference move generator of the tests as a baseline, so the figures
-//! read as ratios on a shared, noisy machine.
+//! read as ratios on a shared, noisy machine. The moves that capture are
+//! timed beside the slow way of finding them (every legal move played).
 //!
 //! `cargo bench --bench rules`; the perft groups report leaves per second.
 
@@ -9,6 +10,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use common::captures::captures_by_playing;
 use common::reference;
 
 use std::hint::black_box;
@@ -65,6 +67,33 @@ fn move_generation(c: &mut Criterion) {
                 positions
                     .iter()
                     .map(|p| black_box(p).legal_moves().len())
+                    .sum::<usize>()
+            });
+        });
+    }
+    group.finish();
+}
+
+/// The moves that capture, as the search's leaves ask for them, against
+/// the baseline of playing every legal move and keeping those that capture.
+fn capture_generation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("capturing_moves");
+    for size in BoardSize::ALL {
+        let positions = middlegames(size);
+        group.throughput(Throughput::Elements(positions.len() as u64));
+        group.bench_function(format!("{size} middlegames"), |b| {
+            b.iter(|| {
+                positions
+                    .iter()
+                    .map(|p| black_box(p).capturing_moves().len())
+                    .sum::<usize>()
+            });
+        });
+        group.bench_function(format!("{size} middlegames, moves played"), |b| {
+            b.iter(|| {
+                positions
+                    .iter()
+                    .map(|p| captures_by_playing(black_box(p)).len())
                     .sum::<usize>()
             });
         });
@@ -184,6 +213,7 @@ fn replay(c: &mut Criterion) {
 criterion_group!(
     benches,
     move_generation,
+    capture_generation,
     perft_leaves,
     reference_baseline,
     replay

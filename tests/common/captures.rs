@@ -2,6 +2,16 @@
 
 use tafl::rules::{Move, Position};
 
+/// The legal moves after which the rules report a capture, found by playing
+/// each one: the slow baseline `capturing_moves` must equal.
+pub fn captures_by_playing(position: &Position) -> Vec<Move> {
+    position
+        .legal_moves()
+        .into_iter()
+        .filter(|&mv| !{ *position }.play_unchecked(mv).is_empty())
+        .collect()
+}
+
 /// `Err` names both lists when `capturing_moves` is not exactly the legal
 /// moves after which the rules report a capture.
 pub fn check_capturing_moves(position: &Position) -> Result<(), String> {
@@ -12,11 +22,7 @@ pub fn check_capturing_moves(position: &Position) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let mut expected: Vec<Move> = position
-        .legal_moves()
-        .into_iter()
-        .filter(|&mv| !{ *position }.play_unchecked(mv).is_empty())
-        .collect();
+    let mut expected = captures_by_playing(position);
     let mut found = position.capturing_moves().to_vec();
     expected.sort();
     found.sort();
