@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Runs every `npx --yes @bufbuild/buf curl` example of the README against a
-real release server and writes each one's output into the code block that
-follows it, so the README shows what the service answers today.
+"""Runs every `npx --yes @bufbuild/buf curl` example of the README and of
+docs/api.md against a real release server and writes each one's output into
+the code block that follows it, so both show what the service answers today.
 
-    examples/readme-outputs.py            # rewrite README.md's output blocks
+    examples/readme-outputs.py            # rewrite the output blocks
     examples/readme-outputs.py --check    # fail if any block is out of date (CI)
 
 The examples call 127.0.0.1:50051 as a reader would; here the server runs on
@@ -21,7 +21,8 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+# Every page with examples; each must have at least one.
+PAGES = [ROOT / "README.md", ROOT / "docs" / "api.md"]
 DOCUMENTED = "127.0.0.1:50051"
 EXAMPLE = "npx --yes @bufbuild/buf curl"
 # A shell block of examples, then the block that shows their output.
@@ -75,34 +76,41 @@ def main():
                 break
             except OSError:
                 time.sleep(0.1)
-        readme = README.read_text()
-        stale = []
+        stale, rewritten = [], {}
+        for page in PAGES:
+            text = page.read_text()
+            found = []
 
-        def refresh(block):
-            commands = commands_of(block["commands"])
-            if not commands:
-                return block.group(0)
-            output = "".join(run(command, addr) for command in commands)
-            if steady(output) != steady(block["output"]):
-                stale.append(commands[0])
-            return f"```sh\n{block['commands']}```\n```{block['lang']}\n{output}```\n"
+            def refresh(block):
+                commands = commands_of(block["commands"])
+                if not commands:
+                    return block.group(0)
+                found.append(commands[0])
+                output = "".join(run(command, addr) for command in commands)
+                if steady(output) != steady(block["output"]):
+                    stale.append(f"{page.relative_to(ROOT)}: {commands[0]}")
+                return f"```sh\n{block['commands']}```\n```{block['lang']}\n{output}```\n"
 
-        updated = BLOCKS.sub(refresh, readme)
+            updated = BLOCKS.sub(refresh, text)
+            if not found:
+                sys.exit(f"{page.relative_to(ROOT)} has no example: has the block format changed?")
+            print(f"{page.relative_to(ROOT)}: {len(found)} examples")
+            if updated != text:
+                rewritten[page] = updated
     finally:
         server.terminate()
         server.wait()
 
     if check:
-        for command in stale:
-            print(f"README output out of date: {command}", file=sys.stderr)
+        for example in stale:
+            print(f"output out of date: {example}", file=sys.stderr)
         if stale:
             sys.exit("run examples/readme-outputs.py to rewrite them")
-        print("every README example answers as shown")
-    elif updated != readme:
-        README.write_text(updated)
-        print(f"rewrote {len(stale)} output block(s) of README.md")
+        print("every example of the README and docs/api.md answers as shown")
     else:
-        print("README.md is up to date")
+        for page, updated in rewritten.items():
+            page.write_text(updated)
+        print(f"rewrote {len(stale)} output block(s) in {len(rewritten)} page(s)")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,14 @@ against a running server, asking SuggestMove for each side's move, judging it
 with ApplyMove and listing the next position's moves with LegalMoves, then
 shows what a refused move looks like, decoded from the status details.
 
-    python3 -m pip install -r examples/python/requirements.txt
-    python3 examples/python/client.py --addr 127.0.0.1:50051 --plies 20
+    python3 -m venv .venv && .venv/bin/pip install -r examples/python/requirements.txt
+    .venv/bin/python examples/python/client.py --addr 127.0.0.1:50051 --plies 20
 
-The stubs are generated from proto/ at start (grpcio-tools), so they always
-match the proto of this checkout. The request carries the whole game every
-time: the service keeps nothing between calls, so the caller holds the moves.
+(The packages go into a virtual environment: Debian's Python refuses a
+global pip install.) The stubs are generated from proto/ at start
+(grpcio-tools), so they always match the proto of this checkout. The request
+carries the whole game every time: the service keeps nothing between calls,
+so the caller holds the moves.
 """
 
 import argparse
