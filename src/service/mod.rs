@@ -19,20 +19,11 @@
 
 // Internals: callers use the re-exports below, the generated `pb` types,
 // `telemetry` (a binary sets up its own) and `shutdown::Signals`.
-pub(crate) mod codec;
+mod api;
 mod config;
-mod connection;
-mod convert;
-mod error;
-mod handlers;
-mod health;
-mod held_body;
-mod limits;
-mod pool;
-mod request_bytes;
-pub mod shutdown;
+mod exec;
 pub mod telemetry;
-mod tls;
+mod transport;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -44,9 +35,11 @@ use tokio::task::JoinHandle;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
+pub use api::error::ServiceError;
+pub use api::{State, TaflApi};
 pub use config::{Config, ConfigError};
-pub use error::ServiceError;
-pub use handlers::{State, TaflApi};
+pub use transport::shutdown;
+use transport::{connection, health, request_bytes, tls};
 
 /// The generated protobuf types, server and client of `tafl.v1`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

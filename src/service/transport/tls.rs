@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
-use super::config::Config;
+use crate::service::config::Config;
 
 /// Why the TLS files could not be used.
 #[derive(Debug, thiserror::Error)]

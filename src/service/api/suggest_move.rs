@@ -8,10 +8,10 @@ use tonic::Request;
 use crate::search::Level;
 
 use super::State;
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::{Reason, ServiceError};
-use crate::service::limits::call_deadline;
+use crate::service::transport::connection::connection_id;
+use crate::service::api::convert;
+use crate::service::api::error::{Reason, ServiceError};
+use crate::service::api::caps::call_deadline;
 use crate::service::pb;
 
 #[tracing::instrument(

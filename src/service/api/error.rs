@@ -279,7 +279,7 @@ impl From<ServiceError> for Status {
             }
             ServiceError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
-                super::telemetry::mark_server_fault();
+                crate::service::telemetry::mark_server_fault();
                 return Status::internal("internal error");
             }
             ServiceError::DeadlineTooShort | ServiceError::ShuttingDown => {

@@ -9,10 +9,10 @@ use crate::rules::Status;
 use crate::search::{self, Level};
 
 use super::State;
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::ServiceError;
-use crate::service::limits::{any_limit, call_deadline};
+use crate::service::transport::connection::connection_id;
+use crate::service::api::convert;
+use crate::service::api::error::ServiceError;
+use crate::service::api::caps::{any_limit, call_deadline};
 use crate::service::pb;
 
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, Semaphore};
 
-use super::error::ServiceError;
+use crate::service::api::error::ServiceError;
 
 /// A search that could start with less than this share (in percent) of its
 /// time budget left before its deadline is refused instead.

@@ -2,8 +2,8 @@
 //! with its captures and the status it leads to.
 
 use super::State;
-use crate::service::convert;
-use crate::service::error::ServiceError;
+use crate::service::api::convert;
+use crate::service::api::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(name = "LegalMoves", skip_all, fields(variant, board_size, ply, moves))]

@@ -22,7 +22,7 @@ use prost::bytes::Bytes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::codegen::http;
 
-use super::error::ServiceError;
+use crate::service::api::error::ServiceError;
 use super::held_body::HeldBody;
 
 /// The gRPC message prefix: a compressed flag and a 4-byte length.

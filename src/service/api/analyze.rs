@@ -17,10 +17,10 @@ use crate::rules::Position;
 use crate::search::{AnalysisUpdate, Limits, MAX_LINES};
 
 use super::{State, StopOnDrop};
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::{Reason, ServiceError};
-use crate::service::limits::{any_limit, call_deadline, expected_search_time, search_limits};
+use crate::service::transport::connection::connection_id;
+use crate::service::api::convert;
+use crate::service::api::error::{Reason, ServiceError};
+use crate::service::api::caps::{any_limit, call_deadline, expected_search_time, search_limits};
 use crate::service::pb;
 
 /// More than the deepest search has depths, so sending never waits on a slow reader.

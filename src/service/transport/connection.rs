@@ -26,7 +26,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::codegen::http;
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
-use super::config::Config;
+use crate::service::config::Config;
 use super::held_body::HeldBody;
 use super::request_bytes::ByteBudget;
 
@@ -199,7 +199,7 @@ pub struct ConnectionActivity(Arc<Activity>);
 
 /// The connection a call came on, as a number no other connection of this
 /// process has had; 0 when unknown (a server not started by
-/// [`super::Server::start`]).
+/// [`crate::service::Server::start`]).
 pub fn connection_id(extensions: &http::Extensions) -> u64 {
     activity(extensions).map_or(0, |activity| activity.id)
 }

@@ -12,7 +12,7 @@ use crate::rules::{
 };
 
 use super::error::{Reason, ServiceError, quote};
-use super::pb;
+use crate::service::pb;
 
 /// Longest move text read; real ones are at most a few dozen bytes
 /// (`e10-e13xd13/e12/f13++`), so longer is refused without parsing.

@@ -12,10 +12,10 @@ use crate::rules::{PlayedMove, Square};
 use crate::search;
 
 use super::State;
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::ServiceError;
-use crate::service::limits::call_deadline;
+use crate::service::transport::connection::connection_id;
+use crate::service::api::convert;
+use crate::service::api::error::ServiceError;
+use crate::service::api::caps::call_deadline;
 use crate::service::pb;
 
 /// What a Threats search is expected to take, for admission (it cannot be stopped).

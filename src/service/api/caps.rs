@@ -7,8 +7,8 @@ use tonic::metadata::MetadataMap;
 
 use crate::search::Limits;
 
-use super::config::Config;
-use super::pb;
+use crate::service::config::Config;
+use crate::service::pb;
 
 /// The most a search may spend, whatever a caller asks.
 #[derive(Clone, Copy, Debug)]

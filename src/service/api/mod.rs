@@ -3,6 +3,9 @@
 
 mod analyze;
 mod apply_move;
+pub(crate) mod caps;
+pub(crate) mod convert;
+pub(crate) mod error;
 mod evaluate;
 mod legal_moves;
 mod suggest_move;
@@ -19,14 +22,13 @@ use std::time::Instant;
 
 use crate::search::{Engine, Level, SearchReport};
 
-use super::convert;
-use super::error::ServiceError;
-use super::limits::search_limits;
+use self::error::ServiceError;
+use self::caps::search_limits;
 
-use super::config::Config;
-use super::limits::{SearchCaps, expected_search_time};
-use super::pb;
-use super::pool::{Admission, ReplayPool, SearchPool};
+use crate::service::config::Config;
+use self::caps::{SearchCaps, expected_search_time};
+use crate::service::pb;
+use crate::service::exec::{Admission, ReplayPool, SearchPool};
 
 /// What every handler shares.
 pub struct State {

@@ -2,8 +2,8 @@
 //! first one not accepted reported (not as an error).
 
 use super::State;
-use crate::service::convert;
-use crate::service::error::ServiceError;
+use crate::service::api::convert;
+use crate::service::api::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(

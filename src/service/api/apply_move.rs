@@ -1,8 +1,8 @@
 //! ApplyMove: judge one more move (and, when asked, list the next side's moves).
 
 use super::State;
-use crate::service::convert;
-use crate::service::error::{Reason, ServiceError, quote};
+use crate::service::api::convert;
+use crate::service::api::error::{Reason, ServiceError, quote};
 use crate::service::pb;
 
 #[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, board_size, ply, result))]
