@@ -111,7 +111,7 @@ pub(super) async fn handle(
             })
             .await;
         if let Err(error) = ran {
-            let _ = errors.try_send(Err(error.into()));
+            let _ = errors.try_send(Err(ServiceError::from(error).into()));
         }
     });
     Ok(AnalysisStream {

@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
+use crate::service::exec::ExecError;
+
 /// The `ErrorInfo.domain` of every error.
 pub const DOMAIN: &str = "tafl.v1";
 
@@ -218,6 +220,23 @@ impl ServiceError {
             ServiceError::DeadlineTooShort => Code::DeadlineExceeded,
             ServiceError::ShuttingDown => Code::Unavailable,
             ServiceError::Internal(_) => Code::Internal,
+        }
+    }
+}
+
+impl From<ExecError> for ServiceError {
+    fn from(error: ExecError) -> ServiceError {
+        match error {
+            ExecError::Busy {
+                waiting,
+                retry_after,
+            } => ServiceError::Busy {
+                waiting,
+                retry_after,
+            },
+            ExecError::DeadlinePassed => ServiceError::DeadlineTooShort,
+            ExecError::ShuttingDown => ServiceError::ShuttingDown,
+            ExecError::Failed(detail) => ServiceError::Internal(detail),
         }
     }
 }

@@ -156,11 +156,11 @@ fn admit(
     deadline: Option<Instant>,
 ) -> Result<Admission, ServiceError> {
     let limits = level.limits(&search_limits(limits, state.caps, deadline));
-    state.pool.admit(
+    Ok(state.pool.admit(
         connection,
         expected_search_time(&limits, state.caps),
         deadline,
-    )
+    )?)
 }
 
 /// Searches the game's position on the bounded pool within the caller's
