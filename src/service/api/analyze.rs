@@ -45,7 +45,7 @@ pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::AnalyzeRequest>,
 ) -> Result<AnalysisStream, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config.caps);
     let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
     let lines = request.multi_pv.max(1) as usize;

@@ -10,7 +10,7 @@ pub(super) fn handle(
     state: &State,
     request: pb::ApplyMoveRequest,
 ) -> Result<pb::ApplyMoveResponse, ServiceError> {
-    let max_plies = state.config.max_game_plies;
+    let max_plies = state.config.caps.max_game_plies;
     let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
     let span = super::record_game(&game);
     let status = game.status();

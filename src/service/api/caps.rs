@@ -7,7 +7,7 @@ use tonic::metadata::MetadataMap;
 
 use crate::search::Limits;
 
-use crate::service::config::Config;
+use crate::service::config::CapsConfig;
 use crate::service::pb;
 
 /// The most a search may spend, whatever a caller asks.
@@ -23,11 +23,11 @@ pub struct SearchCaps {
 
 impl SearchCaps {
     /// The caps a configuration sets.
-    pub fn from_config(config: &Config) -> SearchCaps {
+    pub fn from_config(caps: &CapsConfig) -> SearchCaps {
         SearchCaps {
-            depth: config.max_search_depth.max(1),
-            time: Duration::from_millis(config.max_search_time_ms),
-            nodes: config.max_search_nodes.max(1),
+            depth: caps.max_search_depth.max(1),
+            time: caps.max_search_time,
+            nodes: caps.max_search_nodes.max(1),
         }
     }
 }
@@ -108,15 +108,11 @@ pub fn deadline_margin(timeout: Duration, fixed: Duration, percent: u32) -> Dura
 pub fn call_deadline(
     metadata: &MetadataMap,
     received: Instant,
-    config: &Config,
+    caps: &CapsConfig,
 ) -> Option<Instant> {
     let header = metadata.get("grpc-timeout")?.to_str().ok()?;
     let timeout = parse_grpc_timeout(header)?;
-    let margin = deadline_margin(
-        timeout,
-        Duration::from_millis(config.deadline_margin_ms),
-        config.deadline_margin_percent,
-    );
+    let margin = deadline_margin(timeout, caps.deadline_margin, caps.deadline_margin_percent);
     // A timeout of years would overflow an Instant; no search lasts that long anyway.
     let timeout = timeout.min(Duration::from_secs(365 * 24 * 3600));
     Some(received + timeout.saturating_sub(margin))
@@ -243,17 +239,17 @@ mod tests {
     fn deadline_takes_off_the_margin() {
         let mut metadata = MetadataMap::new();
         metadata.insert("grpc-timeout", "100m".parse().unwrap());
-        let config = Config {
-            deadline_margin_ms: 10,
+        let caps = CapsConfig {
+            deadline_margin: Duration::from_millis(10),
             deadline_margin_percent: 15,
-            ..Config::default()
+            ..CapsConfig::default()
         };
         let now = Instant::now();
-        let deadline = call_deadline(&metadata, now, &config).unwrap();
+        let deadline = call_deadline(&metadata, now, &caps).unwrap();
         assert_eq!(deadline - now, Duration::from_millis(75));
-        assert!(call_deadline(&MetadataMap::new(), now, &config).is_none());
+        assert!(call_deadline(&MetadataMap::new(), now, &caps).is_none());
         metadata.insert("grpc-timeout", "99999999H".parse().unwrap());
-        assert!(call_deadline(&metadata, now, &config).is_some());
+        assert!(call_deadline(&metadata, now, &caps).is_some());
     }
 
     #[test]

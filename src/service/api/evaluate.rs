@@ -27,7 +27,7 @@ pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::EvaluateRequest>,
 ) -> Result<pb::EvaluateResponse, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config.caps);
     let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
     let admission = any_limit(request.limits.as_ref())

@@ -11,7 +11,7 @@ pub(super) fn handle(
     state: &State,
     request: pb::LegalMovesRequest,
 ) -> Result<pb::LegalMovesResponse, ServiceError> {
-    let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
+    let game = convert::game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
     let span = super::record_game(&game);
     let square = convert::square_from_proto(&request.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).

@@ -56,18 +56,21 @@ impl std::fmt::Debug for State {
 
 impl State {
     /// The shared state a configuration describes, with the evaluation network read from
-    /// `config.eval_net` (`None`: the engine's default).
+    /// `config.exec.eval_net` (`None`: the engine's default).
     pub fn new(config: Config, network: Option<Arc<crate::search::Network>>) -> State {
         let defaults = crate::search::EngineConfig::default();
         let engine = Engine::new(crate::search::EngineConfig {
-            hash_mb: config.hash_mb,
+            hash_mb: config.exec.hash_mb,
             network: network.or(defaults.network),
             ..defaults
         });
-        let pool = SearchPool::new(config.max_concurrent_searches(), config.max_queued_searches);
-        let replays = ReplayPool::new(config.replay_threads(), MAX_QUEUED_REPLAYS);
+        let pool = SearchPool::new(
+            config.exec.max_concurrent_searches(),
+            config.exec.max_queued_searches,
+        );
+        let replays = ReplayPool::new(config.exec.replay_threads(), MAX_QUEUED_REPLAYS);
         State {
-            caps: SearchCaps::from_config(&config),
+            caps: SearchCaps::from_config(&config.caps),
             config,
             engine,
             pool,
@@ -140,7 +143,7 @@ async fn off_the_runtime<R: Send + 'static>(
 /// Replays the request's game (see [`off_the_runtime`]).
 async fn replay(state: &Arc<State>, game: Option<pb::Game>) -> Result<Game, ServiceError> {
     off_the_runtime(state, moves_in(game.as_ref()), move |state| {
-        convert::game_from_proto(game.as_ref(), state.config.max_game_plies)
+        convert::game_from_proto(game.as_ref(), state.config.caps.max_game_plies)
     })
     .await
 }

@@ -23,7 +23,7 @@ pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::SuggestMoveRequest>,
 ) -> Result<pb::SuggestMoveResponse, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config.caps);
     let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
     let level = level_from_proto(request.level)?;

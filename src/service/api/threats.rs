@@ -26,7 +26,7 @@ pub(super) async fn handle(
     state: Arc<State>,
     request: Request<pb::ThreatsRequest>,
 ) -> Result<pb::ThreatsResponse, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
+    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config.caps);
     let connection = connection_id(request.extensions());
     let mut request = request.into_inner();
     let admission = state.pool.admit(connection, THREATS_TIME, deadline)?;

@@ -16,7 +16,7 @@ pub(super) fn handle(
     request: pb::ValidateGameRequest,
 ) -> Result<pb::ValidateGameResponse, ServiceError> {
     let (mut game, moves) =
-        convert::unplayed_game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
+        convert::unplayed_game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
     let mut plies = Vec::with_capacity(moves.len());
     let mut first_error = None;
     for (index, text) in moves.iter().enumerate() {

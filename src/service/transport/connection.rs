@@ -26,9 +26,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::codegen::http;
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
-use crate::service::config::Config;
-use super::held_body::HeldBody;
 use super::request_bytes::ByteBudget;
+use super::held_body::HeldBody;
+use crate::service::config::TransportConfig;
 
 /// How long connections may stay open without a call, and how many there may be.
 #[derive(Clone, Copy, Debug)]
@@ -45,11 +45,11 @@ pub struct ConnectionLimits {
 
 impl ConnectionLimits {
     /// The limits a configuration sets.
-    pub fn from_config(config: &Config) -> ConnectionLimits {
+    pub fn from_config(config: &TransportConfig) -> ConnectionLimits {
         ConnectionLimits {
             max_connections: config.max_connections.max(1),
-            handshake_timeout: Duration::from_millis(config.handshake_timeout_ms),
-            idle_timeout: Duration::from_millis(config.idle_timeout_ms),
+            handshake_timeout: config.handshake_timeout,
+            idle_timeout: config.idle_timeout,
             request_bytes: config.max_request_bytes_per_connection,
         }
     }
