@@ -167,10 +167,7 @@ impl Server {
         let router = builder
             .layer(connection::CallTrackingLayer)
             .layer(telemetry::layer())
-            .layer(request_bytes::RequestBytesLayer {
-                total: request_bytes::ByteBudget::new(transport.max_request_bytes),
-                max_message_bytes: transport.max_message_bytes,
-            })
+            .layer(request_bytes::RequestBytesLayer::new(transport))
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)

@@ -26,7 +26,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::codegen::http;
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
-use super::request_bytes::ByteBudget;
+use super::byte_budget::ByteBudget;
 use super::held_body::HeldBody;
 use crate::service::config::TransportConfig;
 

@@ -1,10 +1,11 @@
 //! Below the API: connections and their limits, request byte budgets, the
 //! codec, TLS, health and the shutdown signals.
 
-pub(crate) mod codec;
-pub mod connection;
-pub mod health;
-pub mod held_body;
-pub mod request_bytes;
+pub(super) mod byte_budget;
+pub(super) mod codec;
+pub(super) mod connection;
+pub(super) mod health;
+pub(super) mod held_body;
+pub(super) mod request_bytes;
 pub mod shutdown;
-pub mod tls;
+pub(super) mod tls;
