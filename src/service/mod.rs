@@ -35,8 +35,7 @@ use tokio::task::JoinHandle;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-pub use api::error::ServiceError;
-pub use api::{State, TaflApi};
+pub use api::{ServiceError, State, TaflApi};
 pub use config::{
     CapsConfig, Config, ConfigError, ExecConfig, ShutdownConfig, TelemetryConfig, TlsConfig,
     TransportConfig,

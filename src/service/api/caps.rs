@@ -1,12 +1,13 @@
-//! Search bounds: what the caller asks for, capped by the server, and the
-//! call's deadline (`grpc-timeout`) minus a safety margin.
+//! What the server allows one call, whatever it asks: the game's length, and
+//! a search's depth, time and nodes. A search's [`SearchBudget`] is what the
+//! caller asked within those caps, converted once for both the pool
+//! (how long it is expected to take) and the engine (its limits).
 
 use std::time::{Duration, Instant};
 
-use tonic::metadata::MetadataMap;
+use crate::search::{Level, Limits};
 
-use crate::search::Limits;
-
+use super::error::{Reason, ServiceError, quote};
 use crate::service::config::CapsConfig;
 use crate::service::pb;
 
@@ -32,17 +33,96 @@ impl SearchCaps {
     }
 }
 
+/// The one check of the game-length cap: a game of `moves` moves, and
+/// `next_move` if one is to be played after them, must hold at most
+/// `max_plies` moves.
+///
+/// # Errors
+/// GAME_TOO_LONG blaming `game.moves` when the game as sent is over the cap;
+/// else blaming `next_move`, at its ply, when that move would take it over.
+pub fn check_game_length(
+    moves: usize,
+    next_move: Option<&str>,
+    max_plies: usize,
+) -> Result<(), ServiceError> {
+    let cap = || format!("this server takes games of at most {max_plies} moves");
+    if moves > max_plies {
+        return Err(ServiceError::invalid(
+            "game.moves",
+            Reason::GameTooLong,
+            format!("the game holds {moves} moves; {}", cap()),
+        ));
+    }
+    match next_move {
+        Some(text) if moves >= max_plies => Err(ServiceError::invalid(
+            "next_move",
+            Reason::GameTooLong,
+            format!("{} would be move {}; {}", quote(text), moves + 1, cap()),
+        )
+        .at_ply(moves)),
+        _ => Ok(()),
+    }
+}
+
 /// Whether the caller set any bound at all (Evaluate searches only then).
 pub fn any_limit(limits: Option<&pb::SearchLimits>) -> bool {
     limits.is_some_and(|l| l.max_depth != 0 || l.max_time_ms != 0 || l.max_nodes != 0)
 }
 
-/// The search limits for a call. No bound given: none is set, so the
-/// level's own budget applies (levels 1-9 cap depth and nodes, level 10
-/// thinks one second). Any bound given: each is capped by the server and a
-/// missing one is the cap, so no search outlives the caps. The call's
-/// deadline always applies.
-pub fn search_limits(
+/// A search's bounds, converted once from what the caller asked.
+#[derive(Clone, Debug)]
+pub struct SearchBudget {
+    /// What the engine is given (the level's own budget is the engine's to apply).
+    pub limits: Limits,
+    /// How long the search is expected to hold its slot, for admission.
+    pub expected: Duration,
+}
+
+impl SearchBudget {
+    /// A search at `level`. No bound given: none is set, so the level's own
+    /// budget applies (levels 1-9 cap depth and nodes, level 10 thinks one
+    /// second). Any bound given: each is capped by the server and a missing
+    /// one is the cap, so no search outlives the caps. The call's deadline
+    /// always applies.
+    pub fn at_level(
+        given: Option<&pb::SearchLimits>,
+        level: Level,
+        caps: SearchCaps,
+        deadline: Option<Instant>,
+    ) -> SearchBudget {
+        let limits = capped_limits(given, caps, deadline);
+        SearchBudget {
+            expected: expected_search_time(&level.limits(&limits), caps),
+            limits,
+        }
+    }
+
+    /// An analysis: the caller's bounds capped as for a search; none given,
+    /// the server's caps (an analysis runs until the cancel otherwise).
+    pub fn for_analysis(
+        given: Option<&pb::SearchLimits>,
+        caps: SearchCaps,
+        deadline: Option<Instant>,
+    ) -> SearchBudget {
+        let limits = if any_limit(given) {
+            capped_limits(given, caps, deadline)
+        } else {
+            Limits {
+                max_depth: Some(caps.depth),
+                max_nodes: Some(caps.nodes),
+                max_time: Some(caps.time),
+                deadline,
+            }
+        };
+        SearchBudget {
+            expected: expected_search_time(&limits, caps),
+            limits,
+        }
+    }
+}
+
+/// The caller's bounds capped by the server (see [`SearchBudget::at_level`]).
+fn capped_limits(
     given: Option<&pb::SearchLimits>,
     caps: SearchCaps,
     deadline: Option<Instant>,
@@ -82,7 +162,7 @@ pub const ADMISSION_NODES_PER_SECOND: u64 = 250_000;
 /// [`ADMISSION_NODES_PER_SECOND`] if that is shorter. The deadline, if
 /// shorter, is applied by admission. It orders the search queue (shorter
 /// first) and judges admission.
-pub fn expected_search_time(limits: &Limits, caps: SearchCaps) -> Duration {
+fn expected_search_time(limits: &Limits, caps: SearchCaps) -> Duration {
     let time = limits
         .max_time
         .unwrap_or(UNTIMED_SEARCH_ESTIMATE)
@@ -90,54 +170,6 @@ pub fn expected_search_time(limits: &Limits, caps: SearchCaps) -> Duration {
     let nodes = limits.max_nodes.unwrap_or(u64::MAX).min(caps.nodes);
     let node_time = Duration::from_millis(nodes.saturating_mul(1000) / ADMISSION_NODES_PER_SECOND);
     time.min(node_time)
-}
-
-/// The most the proportional part of the deadline margin takes.
-pub const MAX_PROPORTIONAL_MARGIN: Duration = Duration::from_millis(250);
-
-/// What is taken off a call's timeout so the answer still arrives in time:
-/// `fixed`, plus `percent` of the timeout up to [`MAX_PROPORTIONAL_MARGIN`]
-/// (a search only looks at the clock now and then, so it may run a little over).
-pub fn deadline_margin(timeout: Duration, fixed: Duration, percent: u32) -> Duration {
-    let proportional = timeout * percent.min(100) / 100;
-    fixed + proportional.min(MAX_PROPORTIONAL_MARGIN)
-}
-
-/// When the answer must be ready: the call's `grpc-timeout` from `received`,
-/// less the margin; `None` when the caller set no deadline.
-pub fn call_deadline(
-    metadata: &MetadataMap,
-    received: Instant,
-    caps: &CapsConfig,
-) -> Option<Instant> {
-    let header = metadata.get("grpc-timeout")?.to_str().ok()?;
-    let timeout = parse_grpc_timeout(header)?;
-    let margin = deadline_margin(timeout, caps.deadline_margin, caps.deadline_margin_percent);
-    // A timeout of years would overflow an Instant; no search lasts that long anyway.
-    let timeout = timeout.min(Duration::from_secs(365 * 24 * 3600));
-    Some(received + timeout.saturating_sub(margin))
-}
-
-/// Reads a `grpc-timeout` value: at most 8 digits and a unit
-/// (`H`, `M`, `S`, `m`, `u`, `n`).
-fn parse_grpc_timeout(value: &str) -> Option<Duration> {
-    if value.len() < 2 || value.len() > 9 {
-        return None;
-    }
-    let (digits, unit) = value.split_at(value.len() - 1);
-    if !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let amount: u64 = digits.parse().ok()?;
-    Some(match unit {
-        "H" => Duration::from_secs(amount * 3600),
-        "M" => Duration::from_secs(amount * 60),
-        "S" => Duration::from_secs(amount),
-        "m" => Duration::from_millis(amount),
-        "u" => Duration::from_micros(amount),
-        "n" => Duration::from_nanos(amount),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
@@ -152,10 +184,10 @@ mod tests {
 
     #[test]
     fn no_limits_leave_the_level_budget() {
-        let limits = search_limits(None, CAPS, None);
+        let limits = capped_limits(None, CAPS, None);
         assert!(limits.is_unbounded());
         let zero = pb::SearchLimits::default();
-        assert!(search_limits(Some(&zero), CAPS, None).is_unbounded());
+        assert!(capped_limits(Some(&zero), CAPS, None).is_unbounded());
     }
 
     #[test]
@@ -164,7 +196,7 @@ mod tests {
             max_depth: 4,
             ..pb::SearchLimits::default()
         };
-        let limits = search_limits(Some(&given), CAPS, None);
+        let limits = capped_limits(Some(&given), CAPS, None);
         assert_eq!(limits.max_depth, Some(4));
         assert_eq!(limits.max_time, Some(Duration::from_secs(10)));
         assert_eq!(limits.max_nodes, Some(1_000_000));
@@ -177,7 +209,7 @@ mod tests {
             max_time_ms: 86_400_000,
             max_nodes: u64::MAX,
         };
-        let limits = search_limits(Some(&given), CAPS, None);
+        let limits = capped_limits(Some(&given), CAPS, None);
         assert_eq!(limits.max_depth, Some(32));
         assert_eq!(limits.max_time, Some(Duration::from_secs(10)));
         assert_eq!(limits.max_nodes, Some(1_000_000));
@@ -190,7 +222,7 @@ mod tests {
             max_time_ms: 50,
             max_nodes: 10,
         };
-        let limits = search_limits(Some(&given), CAPS, None);
+        let limits = capped_limits(Some(&given), CAPS, None);
         assert_eq!(limits.max_depth, Some(3));
         assert_eq!(limits.max_time, Some(Duration::from_millis(50)));
         assert_eq!(limits.max_nodes, Some(10));
@@ -198,63 +230,51 @@ mod tests {
 
     #[test]
     fn a_node_cap_makes_a_search_expected_shorter() {
-        let level_five = crate::search::Level::new(5)
-            .expect("a level")
-            .limits(&Limits::default());
+        let level_five = Level::new(5).expect("a level");
         assert_eq!(
-            expected_search_time(&level_five, CAPS),
+            SearchBudget::at_level(None, level_five, CAPS, None).expected,
             Duration::from_millis(200)
         );
-        let strongest = crate::search::Level::STRONGEST.limits(&Limits::default());
         assert_eq!(
-            expected_search_time(&strongest, CAPS),
+            SearchBudget::at_level(None, Level::STRONGEST, CAPS, None).expected,
             Duration::from_secs(1)
         );
-        let long = search_limits(
-            Some(&pb::SearchLimits {
-                max_time_ms: 3000,
-                ..pb::SearchLimits::default()
-            }),
-            CAPS,
-            None,
-        );
-        assert_eq!(expected_search_time(&long, CAPS), Duration::from_secs(3));
-    }
-
-    #[test]
-    fn grpc_timeout_values() {
-        assert_eq!(parse_grpc_timeout("100m"), Some(Duration::from_millis(100)));
-        assert_eq!(parse_grpc_timeout("2S"), Some(Duration::from_secs(2)));
-        assert_eq!(
-            parse_grpc_timeout("99999999H"),
-            Some(Duration::from_secs(99_999_999 * 3600))
-        );
-        assert_eq!(parse_grpc_timeout("m"), None);
-        assert_eq!(parse_grpc_timeout("123456789m"), None);
-        assert_eq!(parse_grpc_timeout("-1m"), None);
-        assert_eq!(parse_grpc_timeout("10x"), None);
-    }
-
-    #[test]
-    fn deadline_takes_off_the_margin() {
-        let mut metadata = MetadataMap::new();
-        metadata.insert("grpc-timeout", "100m".parse().unwrap());
-        let caps = CapsConfig {
-            deadline_margin: Duration::from_millis(10),
-            deadline_margin_percent: 15,
-            ..CapsConfig::default()
+        let long = pb::SearchLimits {
+            max_time_ms: 3000,
+            ..pb::SearchLimits::default()
         };
-        let now = Instant::now();
-        let deadline = call_deadline(&metadata, now, &caps).unwrap();
-        assert_eq!(deadline - now, Duration::from_millis(75));
-        assert!(call_deadline(&MetadataMap::new(), now, &caps).is_none());
-        metadata.insert("grpc-timeout", "99999999H".parse().unwrap());
-        assert!(call_deadline(&metadata, now, &caps).is_some());
+        assert_eq!(
+            SearchBudget::at_level(Some(&long), Level::STRONGEST, CAPS, None).expected,
+            Duration::from_secs(3)
+        );
     }
 
     #[test]
-    fn proportional_margin_is_capped() {
-        let margin = deadline_margin(Duration::from_secs(60), Duration::from_millis(10), 15);
-        assert_eq!(margin, Duration::from_millis(260));
+    fn an_analysis_without_bounds_runs_to_the_caps() {
+        let budget = SearchBudget::for_analysis(None, CAPS, None);
+        assert_eq!(budget.limits.max_depth, Some(32));
+        assert_eq!(budget.limits.max_nodes, Some(1_000_000));
+        // A million nodes at the pessimistic rate: four seconds, under the 10 s cap.
+        assert_eq!(budget.expected, Duration::from_secs(4));
+    }
+
+    #[test]
+    fn the_game_length_cap_blames_the_moves_or_the_next_move() {
+        assert!(check_game_length(20, None, 20).is_ok());
+        assert!(check_game_length(19, Some("a1-a2"), 20).is_ok());
+        let too_long = check_game_length(21, Some("a1-a2"), 20).unwrap_err();
+        assert_eq!(
+            too_long.to_string(),
+            "game.moves: the game holds 21 moves; this server takes games of at most 20 moves"
+        );
+        let one_more = check_game_length(20, Some("a1-a2"), 20).unwrap_err();
+        assert_eq!(
+            one_more.to_string(),
+            "next_move: \"a1-a2\" would be move 21; this server takes games of at most 20 moves"
+        );
+        assert!(matches!(
+            one_more,
+            ServiceError::InvalidArgument { ply: Some(20), .. }
+        ));
     }
 }

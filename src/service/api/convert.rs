@@ -11,6 +11,7 @@ use crate::rules::{
     Position, PositionText, Rules, Side, Square, Status, Variant,
 };
 
+use super::caps::check_game_length;
 use super::error::{Reason, ServiceError, quote};
 use crate::service::pb;
 
@@ -128,16 +129,7 @@ pub fn unplayed_game_from_proto(
         moves: Vec::new(),
     };
     let game = game.unwrap_or(&EMPTY);
-    if game.moves.len() > max_plies {
-        return Err(ServiceError::invalid(
-            "game.moves",
-            Reason::GameTooLong,
-            format!(
-                "the game holds {} moves; this server takes games of at most {max_plies} moves",
-                game.moves.len()
-            ),
-        ));
-    }
+    check_game_length(game.moves.len(), None, max_plies)?;
     Ok((start_from_proto(game)?, &game.moves))
 }
 

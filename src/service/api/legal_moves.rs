@@ -1,9 +1,10 @@
 //! LegalMoves: the current position, its status and its legal moves, each
 //! with its captures and the status it leads to.
 
-use super::State;
-use crate::service::api::convert;
-use crate::service::api::error::ServiceError;
+use super::convert;
+use super::error::ServiceError;
+use super::replay::record_game;
+use super::state::State;
 use crate::service::pb;
 
 #[tracing::instrument(name = "LegalMoves", skip_all, fields(variant, board_size, ply, moves))]
@@ -12,7 +13,7 @@ pub(super) fn handle(
     request: pb::LegalMovesRequest,
 ) -> Result<pb::LegalMovesResponse, ServiceError> {
     let game = convert::game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
-    let span = super::record_game(&game);
+    let span = record_game(&game);
     let square = convert::square_from_proto(&request.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).
     let moves = convert::legal_moves_to_proto(&game, square);

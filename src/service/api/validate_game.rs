@@ -1,9 +1,10 @@
 //! ValidateGame: a whole game judged in one pass, every ply annotated and the
 //! first one not accepted reported (not as an error).
 
-use super::State;
-use crate::service::api::convert;
-use crate::service::api::error::ServiceError;
+use super::convert;
+use super::error::ServiceError;
+use super::replay::record_game;
+use super::state::State;
 use crate::service::pb;
 
 #[tracing::instrument(
@@ -41,7 +42,7 @@ pub(super) fn handle(
             }
         }
     }
-    let span = super::record_game(&game);
+    let span = record_game(&game);
     if let Some(error) = &first_error {
         span.record("first_error", error.index);
     }
