@@ -17,6 +17,9 @@ use crate::service::pb;
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").
 const WON: i32 = search::Score::WON.as_i32();
 
+/// The positions a static evaluation visits: the position itself, at depth 0.
+const STATIC_EVALUATION_NODES: u64 = 1;
+
 #[tracing::instrument(
     name = "Evaluate",
     skip_all,
@@ -55,7 +58,7 @@ pub(super) async fn handle(
         (None, Some(search)) => search,
         (finished_score, _) => {
             let (score, nodes) = finished_score.map_or_else(
-                || (search::evaluate(game.position()), 1),
+                || (search::evaluate(game.position()), STATIC_EVALUATION_NODES),
                 |score| (score, 0),
             );
             span.record("score", score);
