@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(true)
         .build_client(true)
         // Our codec answers undecodable requests with INVALID_ARGUMENT, not INTERNAL.
-        .codec_path("crate::service::codec::TaflCodec")
+        .codec_path("crate::service::transport::codec::TaflCodec")
         .compile_fds(compiler.file_descriptor_set())?;
     Ok(())
 }

@@ -23,7 +23,7 @@ use prost::Message;
 use tafl::rules::{Game, Rules, Variant};
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{self, ApplyMoveRequest, LegalMovesRequest};
-use tafl::service::{Config, Server, telemetry};
+use tafl::service::{Config, ExecConfig, Server, TransportConfig, telemetry};
 use tokio::task::JoinSet;
 use tonic::transport::Channel;
 
@@ -86,8 +86,14 @@ fn main() {
         // Logs as `tafl serve` has them without a collector.
         let _telemetry = telemetry::init(None).expect("telemetry");
         let server = Server::start(Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-            hash_mb: 1,
+            transport: TransportConfig {
+                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                ..TransportConfig::default()
+            },
+            exec: ExecConfig {
+                hash_mb: 1,
+                ..ExecConfig::default()
+            },
             ..Config::default()
         })
         .await

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tafl::rules::{Game, Move, MoveText, Rules, Variant};
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{self, ValidateGameRequest};
-use tafl::service::{Config, Server};
+use tafl::service::{CapsConfig, Config, Server, TransportConfig};
 use tonic::transport::Channel;
 
 /// A 4,096-ply Tablut game: two pieces shuffling (Tablut has no repetition rule).
@@ -115,8 +115,14 @@ fn main() {
         .expect("runtime");
     let server = runtime
         .block_on(Server::start(Config {
-            listen: "127.0.0.1:0".parse().expect("address"),
-            max_game_plies: 5000,
+            transport: TransportConfig {
+                listen: "127.0.0.1:0".parse().expect("address"),
+                ..TransportConfig::default()
+            },
+            caps: CapsConfig {
+                max_game_plies: 5000,
+                ..CapsConfig::default()
+            },
             ..Config::default()
         }))
         .expect("server starts");

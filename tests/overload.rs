@@ -7,10 +7,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use tafl::service::Config;
 use tafl::service::pb::{
     ApplyMoveRequest, EvaluateRequest, LegalMovesRequest, SearchLimits, SuggestMoveRequest,
 };
+use tafl::service::{Config, ExecConfig};
 use tokio::task::JoinSet;
 use tonic::Code;
 
@@ -28,8 +28,11 @@ const CHEAP_TICK: Duration = Duration::from_millis(10);
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn searches_past_the_queue_are_refused_and_cheap_calls_stay_fast() {
     let server = TestServer::start_with(Config {
-        max_concurrent_searches: RUNNING,
-        max_queued_searches: QUEUED,
+        exec: ExecConfig {
+            max_concurrent_searches: RUNNING,
+            max_queued_searches: QUEUED,
+            ..test_config().exec
+        },
         ..test_config()
     })
     .await;

@@ -30,7 +30,7 @@ use opentelemetry_proto::tonic::metrics::v1::{Metric, metric};
 use opentelemetry_proto::tonic::trace::v1::{Span, span};
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{self, Game, Rules, Variant};
-use tafl::service::{Config, Server, telemetry};
+use tafl::service::{Config, ExecConfig, Server, TransportConfig, telemetry};
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Code, Request, Response, Status};
@@ -137,9 +137,15 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
     assert!(telemetry.is_exporting());
 
     let server = Server::start(Config {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        search_threads: 2,
-        hash_mb: 4,
+        transport: TransportConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            ..TransportConfig::default()
+        },
+        exec: ExecConfig {
+            search_threads: 2,
+            hash_mb: 4,
+            ..ExecConfig::default()
+        },
         ..Config::default()
     })
     .await

@@ -11,7 +11,7 @@ use rcgen::{
 };
 use tafl::service::pb;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
-use tafl::service::{Config, ServeError, Server};
+use tafl::service::{Config, ExecConfig, ServeError, Server, TlsConfig, TransportConfig};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
 /// A certificate and its key, PEM.
@@ -83,12 +83,21 @@ async fn start(test: &str, ca: &TestCa, client_ca: Option<&TestCa>) -> (Server, 
     let dir = temp_dir(test);
     let server_pem = ca.sign(&["localhost"], ExtendedKeyUsagePurpose::ServerAuth);
     let config = Config {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        search_threads: 1,
-        hash_mb: 1,
-        tls_cert: Some(write(&dir, "server.pem", &server_pem.cert)),
-        tls_key: Some(write(&dir, "server.key", &server_pem.key)),
-        tls_client_ca: client_ca.map(|client_ca| write(&dir, "client-ca.pem", &client_ca.pem())),
+        transport: TransportConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tls: TlsConfig {
+                cert: Some(write(&dir, "server.pem", &server_pem.cert)),
+                key: Some(write(&dir, "server.key", &server_pem.key)),
+                client_ca: client_ca
+                    .map(|client_ca| write(&dir, "client-ca.pem", &client_ca.pem())),
+            },
+            ..TransportConfig::default()
+        },
+        exec: ExecConfig {
+            search_threads: 1,
+            hash_mb: 1,
+            ..ExecConfig::default()
+        },
         ..Config::default()
     };
     // The key's path may show in Debug output; the key never does.
@@ -179,9 +188,15 @@ async fn mutual_tls_serves_only_clients_with_a_certificate_from_its_client_ca() 
 async fn unreadable_or_broken_tls_files_stop_the_start() {
     let dir = temp_dir("broken");
     let missing = Config {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        tls_cert: Some(dir.join("missing.pem")),
-        tls_key: Some(dir.join("missing.key")),
+        transport: TransportConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tls: TlsConfig {
+                cert: Some(dir.join("missing.pem")),
+                key: Some(dir.join("missing.key")),
+                client_ca: None,
+            },
+            ..TransportConfig::default()
+        },
         ..Config::default()
     };
     let error = Server::start(missing)
@@ -191,9 +206,15 @@ async fn unreadable_or_broken_tls_files_stop_the_start() {
     assert!(error.to_string().contains("missing.pem"), "{error}");
 
     let garbage = Config {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        tls_cert: Some(write(&dir, "garbage.pem", "not a certificate")),
-        tls_key: Some(write(&dir, "garbage.key", "not a key")),
+        transport: TransportConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tls: TlsConfig {
+                cert: Some(write(&dir, "garbage.pem", "not a certificate")),
+                key: Some(write(&dir, "garbage.key", "not a key")),
+                client_ca: None,
+            },
+            ..TransportConfig::default()
+        },
         ..Config::default()
     };
     assert!(Server::start(garbage).await.is_err());

@@ -16,7 +16,7 @@ mod tune;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use tafl::rules::{BoardSize, Rules, Variant};
-use tafl::service::{Config, telemetry};
+use tafl::service::telemetry;
 
 /// The rules arbiter and AI of an online tafl (Viking chess) site.
 #[derive(Debug, Parser)]
@@ -27,13 +27,13 @@ pub struct Cli {
 
     /// With no subcommand, `tafl` serves: these are `tafl serve`'s flags.
     #[command(flatten)]
-    serve: Config,
+    serve: serve::ServeArgs,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve tafl.v1.TaflService, health and reflection over gRPC (the default).
-    Serve(Config),
+    Serve(serve::ServeArgs),
     /// Count the move paths of a given length (the move generator's check);
     /// the last line printed is the count.
     Perft(perft::PerftArgs),
@@ -63,7 +63,7 @@ impl Cli {
             telemetry::init(None)?;
         }
         match command {
-            Command::Serve(config) => serve::run(config),
+            Command::Serve(args) => serve::run(args),
             Command::Perft(args) => perft::run(&args),
             Command::Bench(args) => bench::run(&args).context("tafl bench"),
             Command::Match(args) => selfplay::run(&args).map(drop).context("tafl match"),

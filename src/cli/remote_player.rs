@@ -180,7 +180,7 @@ mod tests {
     use crate::cli::selfplay::{MatchArgs, OpeningKind, REAL_GAMES, run};
     use std::net::SocketAddr;
     use tafl::search::Level;
-    use tafl::service::{Config, Server};
+    use tafl::service::{Config, ExecConfig, Server, TransportConfig};
 
     fn player() -> Player {
         Player {
@@ -282,9 +282,15 @@ mod tests {
     /// The real server on a free loopback port, small.
     async fn start_server() -> Server {
         Server::start(Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-            search_threads: 2,
-            hash_mb: 4,
+            transport: TransportConfig {
+                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                ..TransportConfig::default()
+            },
+            exec: ExecConfig {
+                search_threads: 2,
+                hash_mb: 4,
+                ..ExecConfig::default()
+            },
             ..Config::default()
         })
         .await

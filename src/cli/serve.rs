@@ -1,16 +1,206 @@
-//! `tafl serve` (and `tafl` alone): the gRPC server until SIGINT/SIGTERM.
+//! `tafl serve` (and `tafl` alone): the gRPC server until SIGINT/SIGTERM,
+//! configured by its flags and `TAFL_*` environment variables.
 
-use std::time::Instant;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tafl::service::shutdown::Signals;
-use tafl::service::{Config, STOP_FLUSH, Server, telemetry};
+use tafl::service::{
+    CapsConfig, Config, ExecConfig, STOP_FLUSH, Server, ShutdownConfig, TelemetryConfig, TlsConfig,
+    TransportConfig, telemetry,
+};
+
+/// The service's defaults, which the flags default to.
+fn defaults() -> Config {
+    Config::default()
+}
+
+/// Everything `tafl serve` can be told. Flags win over environment variables,
+/// which win over the defaults.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to serve gRPC on.
+    #[arg(long, env = "TAFL_LISTEN", default_value_t = defaults().transport.listen)]
+    listen: SocketAddr,
+
+    /// Threads that run searches (Evaluate with limits, SuggestMove); 0: one per CPU core.
+    #[arg(long, env = "TAFL_SEARCH_THREADS", default_value_t = defaults().exec.search_threads)]
+    search_threads: usize,
+
+    /// Searches that run at once; 0: as many as there are search threads.
+    #[arg(long, env = "TAFL_MAX_CONCURRENT_SEARCHES", default_value_t = defaults().exec.max_concurrent_searches)]
+    max_concurrent_searches: usize,
+
+    /// Searches that may wait for a free slot; past that, RESOURCE_EXHAUSTED at once.
+    #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = defaults().exec.max_queued_searches)]
+    max_queued_searches: usize,
+
+    /// Transposition table size in MiB, for each running search.
+    #[arg(long, env = "TAFL_HASH_MB", default_value_t = defaults().exec.hash_mb)]
+    hash_mb: usize,
+
+    /// Most moves a request's game may hold (game.moves); more is INVALID_ARGUMENT.
+    #[arg(long, env = "TAFL_MAX_GAME_PLIES", default_value_t = defaults().caps.max_game_plies)]
+    max_game_plies: usize,
+
+    /// Largest request message in bytes; larger ones are refused before decoding.
+    #[arg(long, env = "TAFL_MAX_MESSAGE_BYTES", default_value_t = defaults().transport.max_message_bytes)]
+    max_message_bytes: usize,
+
+    /// Request bytes one connection's calls may hold at once (each call counts its message's
+    /// length from when its first bytes arrive until it ends); past that, RESOURCE_EXHAUSTED.
+    /// At least --max-message-bytes.
+    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES_PER_CONNECTION", default_value_t = defaults().transport.max_request_bytes_per_connection)]
+    max_request_bytes_per_connection: usize,
+
+    /// Request bytes all calls may hold at once, as above. At least --max-message-bytes.
+    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES", default_value_t = defaults().transport.max_request_bytes)]
+    max_request_bytes: usize,
+
+    /// Deepest search the server runs, whatever a caller asks (plies).
+    #[arg(long, env = "TAFL_MAX_SEARCH_DEPTH", default_value_t = defaults().caps.max_search_depth)]
+    max_search_depth: u32,
+
+    /// Longest a search may think, whatever a caller asks (milliseconds).
+    #[arg(long, env = "TAFL_MAX_SEARCH_TIME_MS", default_value_t = millis(defaults().caps.max_search_time))]
+    max_search_time_ms: u64,
+
+    /// Most positions a search may visit, whatever a caller asks.
+    #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = defaults().caps.max_search_nodes)]
+    max_search_nodes: u64,
+
+    /// Taken off a call's deadline (grpc-timeout) so the answer still arrives in time (milliseconds).
+    #[arg(long, env = "TAFL_DEADLINE_MARGIN_MS", default_value_t = millis(defaults().caps.deadline_margin))]
+    deadline_margin_ms: u64,
+
+    /// And this share of the deadline too, at most 250 ms: a search looks at the clock only now and then.
+    #[arg(long, env = "TAFL_DEADLINE_MARGIN_PERCENT", default_value_t = defaults().caps.deadline_margin_percent)]
+    deadline_margin_percent: u32,
+
+    /// On SIGINT/SIGTERM: how long health says NOT_SERVING while calls are still taken,
+    /// so load balancers can drain this replica (milliseconds).
+    #[arg(long, env = "TAFL_DRAIN_DELAY_MS", default_value_t = millis(defaults().shutdown.drain_delay))]
+    drain_delay_ms: u64,
+
+    /// On SIGINT/SIGTERM: how long in-flight calls may take to finish before the server exits anyway (milliseconds).
+    #[arg(long, env = "TAFL_SHUTDOWN_GRACE_MS", default_value_t = millis(defaults().shutdown.grace))]
+    shutdown_grace_ms: u64,
+
+    /// HTTP/2 streams (calls, Watch streams) one connection may hold open at once; past that
+    /// the client must wait (a well-behaved client does) or its new streams are refused.
+    #[arg(long, env = "TAFL_MAX_STREAMS_PER_CONNECTION", default_value_t = defaults().transport.max_streams_per_connection)]
+    max_streams_per_connection: u32,
+
+    /// Open connections the server holds at once; past that, new ones wait in the listen backlog.
+    #[arg(long, env = "TAFL_MAX_CONNECTIONS", default_value_t = defaults().transport.max_connections)]
+    max_connections: usize,
+
+    /// A new connection that has not started a call within this long (TLS handshake, HTTP/2
+    /// preface and first request included) is closed (milliseconds).
+    #[arg(long, env = "TAFL_HANDSHAKE_TIMEOUT_MS", default_value_t = millis(defaults().transport.handshake_timeout))]
+    handshake_timeout_ms: u64,
+
+    /// A connection with no call open for this long is closed (milliseconds).
+    #[arg(long, env = "TAFL_IDLE_TIMEOUT_MS", default_value_t = millis(defaults().transport.idle_timeout))]
+    idle_timeout_ms: u64,
+
+    /// How often the server pings a connection to check the peer is still there (milliseconds).
+    #[arg(long, env = "TAFL_KEEPALIVE_INTERVAL_MS", default_value_t = millis(defaults().transport.keepalive_interval))]
+    keepalive_interval_ms: u64,
+
+    /// A ping unanswered this long closes the connection (milliseconds).
+    #[arg(long, env = "TAFL_KEEPALIVE_TIMEOUT_MS", default_value_t = millis(defaults().transport.keepalive_timeout))]
+    keepalive_timeout_ms: u64,
+
+    /// Long games (LegalMoves, ApplyMove ...) replayed at once on their own threads, away from
+    /// the threads that answer health checks; 0: half the CPU cores, at least one.
+    #[arg(long, env = "TAFL_REPLAY_THREADS", default_value_t = defaults().exec.replay_threads)]
+    replay_threads: usize,
+
+    /// OTLP/gRPC collector to export traces and metrics to (`http://host:4317`);
+    /// unset: OTEL_EXPORTER_OTLP_ENDPOINT, and if that is unset too, logs only.
+    #[arg(long, env = "TAFL_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
+
+    /// PEM certificate chain to serve TLS with (needs --tls-key); unset: plaintext.
+    #[arg(long, env = "TAFL_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+
+    /// PEM private key for --tls-cert. Only the path is kept: the key is read at start and never logged.
+    #[arg(long, env = "TAFL_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+
+    /// PEM CA certificates: clients must present a certificate signed by one (mutual TLS).
+    #[arg(long, env = "TAFL_TLS_CLIENT_CA", requires = "tls_cert")]
+    tls_client_ca: Option<PathBuf>,
+
+    /// Evaluation network file (as `tafl train` writes it), used for games of its variant; unset:
+    /// the engine's default evaluation. A file that cannot be read stops the server at start.
+    #[arg(long, env = "TAFL_EVAL_NET")]
+    eval_net: Option<PathBuf>,
+}
+
+impl From<ServeArgs> for Config {
+    fn from(args: ServeArgs) -> Config {
+        let ms = Duration::from_millis;
+        Config {
+            transport: TransportConfig {
+                listen: args.listen,
+                tls: TlsConfig {
+                    cert: args.tls_cert,
+                    key: args.tls_key,
+                    client_ca: args.tls_client_ca,
+                },
+                max_connections: args.max_connections,
+                max_streams_per_connection: args.max_streams_per_connection,
+                handshake_timeout: ms(args.handshake_timeout_ms),
+                idle_timeout: ms(args.idle_timeout_ms),
+                keepalive_interval: ms(args.keepalive_interval_ms),
+                keepalive_timeout: ms(args.keepalive_timeout_ms),
+                max_message_bytes: args.max_message_bytes,
+                max_request_bytes_per_connection: args.max_request_bytes_per_connection,
+                max_request_bytes: args.max_request_bytes,
+            },
+            caps: CapsConfig {
+                max_game_plies: args.max_game_plies,
+                max_search_depth: args.max_search_depth,
+                max_search_time: ms(args.max_search_time_ms),
+                max_search_nodes: args.max_search_nodes,
+                deadline_margin: ms(args.deadline_margin_ms),
+                deadline_margin_percent: args.deadline_margin_percent,
+            },
+            exec: ExecConfig {
+                search_threads: args.search_threads,
+                max_concurrent_searches: args.max_concurrent_searches,
+                max_queued_searches: args.max_queued_searches,
+                replay_threads: args.replay_threads,
+                hash_mb: args.hash_mb,
+                eval_net: args.eval_net,
+            },
+            shutdown: ShutdownConfig {
+                drain_delay: ms(args.drain_delay_ms),
+                grace: ms(args.shutdown_grace_ms),
+            },
+            telemetry: TelemetryConfig {
+                otlp_endpoint: args.otlp_endpoint,
+            },
+        }
+    }
+}
+
+/// A default duration as the flags write it, in milliseconds.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// Runs the server until SIGINT/SIGTERM, then drains and exits 0, within the
 /// drain delay + the grace period + [`STOP_FLUSH`] + a few milliseconds. A
 /// configuration value out of range exits 2 with a sentence naming the flag
 /// (as clap does for a value it cannot parse).
-pub fn run(config: Config) -> anyhow::Result<()> {
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let config = Config::from(args);
     if let Err(error) = config.validate() {
         clap::Error::raw(
             clap::error::ErrorKind::ValueValidation,
@@ -22,20 +212,21 @@ pub fn run(config: Config) -> anyhow::Result<()> {
         .enable_all()
         // Searches and long replays are the only blocking work: one thread each, and one
         // for the last telemetry flush.
-        .max_blocking_threads(config.search_threads() + config.replay_threads() + 1)
+        .max_blocking_threads(config.exec.search_threads() + config.exec.replay_threads() + 1)
         .build()
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
         // Inside the runtime: the OTLP exporter's channel lives there.
-        let endpoint = telemetry::otlp_endpoint(config.otlp_endpoint.as_deref());
+        let endpoint = telemetry::otlp_endpoint(config.telemetry.otlp_endpoint.as_deref());
         let telemetry = telemetry::init(endpoint.as_deref())?;
         let mut exit_by = None;
         let served = async {
             let signals = Signals::watch().context("cannot watch SIGINT and SIGTERM")?;
             let server = Server::start(config.clone()).await?;
             signals.received().await;
-            exit_by =
-                Some(Instant::now() + config.drain_delay() + config.shutdown_grace() + STOP_FLUSH);
+            exit_by = Some(
+                Instant::now() + config.shutdown.drain_delay + config.shutdown.grace + STOP_FLUSH,
+            );
             server.shutdown().await?;
             anyhow::Ok(())
         }
@@ -59,4 +250,63 @@ pub fn run(config: Config) -> anyhow::Result<()> {
     // Whatever still runs on a blocking thread is not waited for.
     runtime.shutdown_background();
     served
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args, FromArgMatches, Parser};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn parse(args: &[&str]) -> Config {
+        Cli::try_parse_from(std::iter::once("tafl").chain(args.iter().copied()))
+            .expect("parses")
+            .serve
+            .into()
+    }
+
+    #[test]
+    fn defaults_are_the_services_own() {
+        // Whatever the environment says.
+        let command = ServeArgs::augment_args(clap::Command::new("tafl"))
+            .mut_args(|arg| arg.env(None::<&str>));
+        let matches = command
+            .try_get_matches_from(["tafl"])
+            .expect("every flag has a default or is optional");
+        let args = ServeArgs::from_arg_matches(&matches).expect("the defaults parse");
+        assert_eq!(Config::from(args), Config::default());
+    }
+
+    #[test]
+    fn flags_override() {
+        let config = parse(&[
+            "--listen",
+            "0.0.0.0:9000",
+            "--max-game-plies",
+            "12",
+            "--search-threads",
+            "3",
+            "--shutdown-grace-ms",
+            "250",
+        ]);
+        assert_eq!(
+            config.transport.listen,
+            SocketAddr::from(([0, 0, 0, 0], 9000))
+        );
+        assert_eq!(config.caps.max_game_plies, 12);
+        assert_eq!(config.exec.search_threads(), 3);
+        assert_eq!(config.exec.max_concurrent_searches(), 3);
+        assert_eq!(config.shutdown.grace, Duration::from_millis(250));
+    }
+
+    #[test]
+    fn bad_flags_are_refused() {
+        assert!(Cli::try_parse_from(["tafl", "--listen", "nowhere"]).is_err());
+        assert!(Cli::try_parse_from(["tafl", "--max-game-plies", "-1"]).is_err());
+    }
 }

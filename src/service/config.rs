@@ -1,152 +1,200 @@
-//! The server's configuration: one struct, read from flags and `TAFL_*`
-//! environment variables, with defaults that work on a laptop.
+//! The server's configuration: one plain struct in sections, with defaults
+//! that work on a laptop. `tafl serve` fills it from its flags and `TAFL_*`
+//! environment variables (src/cli/serve.rs); tests and embedders write it.
 
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::num::NonZeroUsize;
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Everything `tafl serve` can be told. Flags win over environment variables,
-/// which win over the defaults.
-#[derive(Clone, Debug, clap::Args)]
+/// Everything the server can be told.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
-    /// Address to serve gRPC on.
-    #[arg(long, env = "TAFL_LISTEN", default_value = "127.0.0.1:50051")]
+    /// Where it listens and what a connection may hold.
+    pub transport: TransportConfig,
+    /// The most one call may ask of the server.
+    pub caps: CapsConfig,
+    /// Where the work runs: threads, slots, the queue, and the engine each search runs.
+    pub exec: ExecConfig,
+    /// How it stops.
+    pub shutdown: ShutdownConfig,
+    /// Where traces and metrics go.
+    pub telemetry: TelemetryConfig,
+}
+
+/// The listening socket, TLS, and the limits on connections and their requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransportConfig {
+    /// Address to serve gRPC on (port 0: any free port).
     pub listen: SocketAddr,
-
-    /// Threads that run searches (Evaluate with limits, SuggestMove); 0: one per CPU core.
-    #[arg(long, env = "TAFL_SEARCH_THREADS", default_value_t = 0)]
-    pub search_threads: usize,
-
-    /// Searches that run at once; 0: as many as there are search threads.
-    #[arg(long, env = "TAFL_MAX_CONCURRENT_SEARCHES", default_value_t = 0)]
-    pub max_concurrent_searches: usize,
-
-    /// Searches that may wait for a free slot; past that, RESOURCE_EXHAUSTED at once.
-    #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = 64)]
-    pub max_queued_searches: usize,
-
-    /// Transposition table size in MiB, for each running search.
-    #[arg(long, env = "TAFL_HASH_MB", default_value_t = 64)]
-    pub hash_mb: usize,
-
-    /// Most moves a request's game may hold (game.moves); more is INVALID_ARGUMENT.
-    #[arg(long, env = "TAFL_MAX_GAME_PLIES", default_value_t = 4096)]
-    pub max_game_plies: usize,
-
-    /// Largest request message in bytes; larger ones are refused before decoding.
-    #[arg(long, env = "TAFL_MAX_MESSAGE_BYTES", default_value_t = 4 << 20)]
-    pub max_message_bytes: usize,
-
-    /// Request bytes one connection's calls may hold at once (each call counts its message's
-    /// length from when its first bytes arrive until it ends); past that, RESOURCE_EXHAUSTED.
-    /// At least --max-message-bytes.
-    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES_PER_CONNECTION", default_value_t = 16 << 20)]
-    pub max_request_bytes_per_connection: usize,
-
-    /// Request bytes all calls may hold at once, as above. At least --max-message-bytes.
-    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES", default_value_t = 64 << 20)]
-    pub max_request_bytes: usize,
-
-    /// Deepest search the server runs, whatever a caller asks (plies).
-    #[arg(long, env = "TAFL_MAX_SEARCH_DEPTH", default_value_t = 32)]
-    pub max_search_depth: u32,
-
-    /// Longest a search may think, whatever a caller asks (milliseconds).
-    #[arg(long, env = "TAFL_MAX_SEARCH_TIME_MS", default_value_t = 10_000)]
-    pub max_search_time_ms: u64,
-
-    /// Most positions a search may visit, whatever a caller asks.
-    #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = 200_000_000)]
-    pub max_search_nodes: u64,
-
-    /// Taken off a call's deadline (grpc-timeout) so the answer still arrives in time (milliseconds).
-    #[arg(long, env = "TAFL_DEADLINE_MARGIN_MS", default_value_t = 10)]
-    pub deadline_margin_ms: u64,
-
-    /// And this share of the deadline too, at most 250 ms: a search looks at the clock only now and then.
-    #[arg(long, env = "TAFL_DEADLINE_MARGIN_PERCENT", default_value_t = 15)]
-    pub deadline_margin_percent: u32,
-
-    /// On SIGINT/SIGTERM: how long health says NOT_SERVING while calls are still taken,
-    /// so load balancers can drain this replica (milliseconds).
-    #[arg(long, env = "TAFL_DRAIN_DELAY_MS", default_value_t = 0)]
-    pub drain_delay_ms: u64,
-
-    /// On SIGINT/SIGTERM: how long in-flight calls may take to finish before the server exits anyway (milliseconds).
-    #[arg(long, env = "TAFL_SHUTDOWN_GRACE_MS", default_value_t = 15_000)]
-    pub shutdown_grace_ms: u64,
-
-    /// HTTP/2 streams (calls, Watch streams) one connection may hold open at once; past that
-    /// the client must wait (a well-behaved client does) or its new streams are refused.
-    #[arg(long, env = "TAFL_MAX_STREAMS_PER_CONNECTION", default_value_t = 128)]
-    pub max_streams_per_connection: u32,
-
-    /// Open connections the server holds at once; past that, new ones wait in the listen backlog.
-    #[arg(long, env = "TAFL_MAX_CONNECTIONS", default_value_t = 512)]
+    /// The certificate files; none: plaintext.
+    pub tls: TlsConfig,
+    /// Open connections held at once; past that, new ones wait in the listen backlog.
     pub max_connections: usize,
+    /// HTTP/2 streams (calls, Watch streams) one connection may hold open at once.
+    pub max_streams_per_connection: u32,
+    /// A new connection that has not started a call within this long is closed.
+    pub handshake_timeout: Duration,
+    /// A connection with no call open for this long is closed.
+    pub idle_timeout: Duration,
+    /// How often the server pings a connection to check the peer is still there.
+    pub keepalive_interval: Duration,
+    /// A ping unanswered this long closes the connection.
+    pub keepalive_timeout: Duration,
+    /// Largest request message in bytes; larger ones are refused before decoding.
+    pub max_message_bytes: usize,
+    /// Request bytes one connection's calls may hold at once.
+    pub max_request_bytes_per_connection: usize,
+    /// Request bytes all calls may hold at once.
+    pub max_request_bytes: usize,
+}
 
-    /// A new connection that has not started a call within this long (TLS handshake, HTTP/2
-    /// preface and first request included) is closed (milliseconds).
-    #[arg(long, env = "TAFL_HANDSHAKE_TIMEOUT_MS", default_value_t = 10_000)]
-    pub handshake_timeout_ms: u64,
+/// The PEM files TLS is served with. Only the paths are kept: the key is
+/// read at start, handed to rustls and never logged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsConfig {
+    /// Certificate chain (needs `key`); none: plaintext.
+    pub cert: Option<PathBuf>,
+    /// Private key for `cert`.
+    pub key: Option<PathBuf>,
+    /// CA certificates clients must present a certificate signed by (mutual TLS).
+    pub client_ca: Option<PathBuf>,
+}
 
-    /// A connection with no call open for this long is closed (milliseconds).
-    #[arg(long, env = "TAFL_IDLE_TIMEOUT_MS", default_value_t = 300_000)]
-    pub idle_timeout_ms: u64,
+/// What one call may ask, whatever it asks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CapsConfig {
+    /// Most moves a request's game may hold (`game.moves`).
+    pub max_game_plies: usize,
+    /// Deepest search, in plies.
+    pub max_search_depth: u32,
+    /// Longest a search may think.
+    pub max_search_time: Duration,
+    /// Most positions a search may visit.
+    pub max_search_nodes: u64,
+    /// Taken off a call's deadline (`grpc-timeout`) so the answer still arrives in time.
+    pub deadline_margin: Duration,
+    /// And this share of the deadline too (at most 250 ms).
+    pub deadline_margin_percent: u32,
+}
 
-    /// How often the server pings a connection to check the peer is still there (milliseconds).
-    #[arg(long, env = "TAFL_KEEPALIVE_INTERVAL_MS", default_value_t = 30_000)]
-    pub keepalive_interval_ms: u64,
-
-    /// A ping unanswered this long closes the connection (milliseconds).
-    #[arg(long, env = "TAFL_KEEPALIVE_TIMEOUT_MS", default_value_t = 10_000)]
-    pub keepalive_timeout_ms: u64,
-
-    /// Long games (LegalMoves, ApplyMove ...) replayed at once on their own threads, away from
-    /// the threads that answer health checks; 0: half the CPU cores, at least one.
-    #[arg(long, env = "TAFL_REPLAY_THREADS", default_value_t = 0)]
+/// The threads, slots and queues the work runs on, and the engine each search runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecConfig {
+    /// Threads that run searches; 0: one per CPU core.
+    pub search_threads: usize,
+    /// Searches that run at once; 0: as many as there are search threads.
+    pub max_concurrent_searches: usize,
+    /// Searches that may wait for a free slot.
+    pub max_queued_searches: usize,
+    /// Long games replayed at once on their own threads; 0: half the CPU cores, at least one.
     pub replay_threads: usize,
-
-    /// OTLP/gRPC collector to export traces and metrics to (`http://host:4317`);
-    /// unset: OTEL_EXPORTER_OTLP_ENDPOINT, and if that is unset too, logs only.
-    #[arg(long, env = "TAFL_OTLP_ENDPOINT")]
-    pub otlp_endpoint: Option<String>,
-
-    /// PEM certificate chain to serve TLS with (needs --tls-key); unset: plaintext.
-    #[arg(long, env = "TAFL_TLS_CERT", requires = "tls_key")]
-    pub tls_cert: Option<PathBuf>,
-
-    /// PEM private key for --tls-cert. Only the path is kept: the key is read at start and never logged.
-    #[arg(long, env = "TAFL_TLS_KEY", requires = "tls_cert")]
-    pub tls_key: Option<PathBuf>,
-
-    /// PEM CA certificates: clients must present a certificate signed by one (mutual TLS).
-    #[arg(long, env = "TAFL_TLS_CLIENT_CA", requires = "tls_cert")]
-    pub tls_client_ca: Option<PathBuf>,
-
-    /// Evaluation network file (as `tafl train` writes it), used for games of its variant; unset:
-    /// the engine's default evaluation. A file that cannot be read stops the server at start.
-    #[arg(long, env = "TAFL_EVAL_NET")]
+    /// Transposition table size in MiB, for each running search.
+    pub hash_mb: usize,
+    /// Evaluation network file, used for games of its variant; none: the engine's default.
     pub eval_net: Option<PathBuf>,
 }
 
-impl Default for Config {
-    /// The flags' own defaults, from the one place they are written (the
-    /// `#[arg]` attributes above), whatever the environment says.
-    fn default() -> Self {
-        use clap::{Args, FromArgMatches};
-        let command =
-            Config::augment_args(clap::Command::new("tafl")).mut_args(|arg| arg.env(None::<&str>));
-        let matches = command
-            .try_get_matches_from(["tafl"])
-            .expect("every flag has a default or is optional");
-        Config::from_arg_matches(&matches).expect("the defaults parse")
+/// The graceful stop on SIGINT/SIGTERM.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShutdownConfig {
+    /// How long health says NOT_SERVING while calls are still taken.
+    pub drain_delay: Duration,
+    /// How long in-flight calls may take to finish before the server exits anyway.
+    pub grace: Duration,
+}
+
+/// Where traces and metrics are exported.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct TelemetryConfig {
+    /// OTLP/gRPC collector (`http://host:4317`); none: `OTEL_EXPORTER_OTLP_ENDPOINT`, else logs only.
+    pub otlp_endpoint: Option<String>,
+}
+
+impl std::fmt::Debug for TelemetryConfig {
+    /// The endpoint without any credentials written into it (`user:password@`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TelemetryConfig")
+            .field(
+                "otlp_endpoint",
+                &self.otlp_endpoint.as_deref().map(without_userinfo),
+            )
+            .finish()
     }
 }
 
-impl Config {
+/// `scheme://user:password@host/...` as `scheme://…@host/...`.
+fn without_userinfo(url: &str) -> String {
+    let authority_start = url.find("://").map_or(0, |scheme| scheme + 3);
+    let authority_end = url[authority_start..]
+        .find('/')
+        .map_or(url.len(), |path| authority_start + path);
+    match url[authority_start..authority_end].rfind('@') {
+        Some(at) => format!(
+            "{}…{}",
+            &url[..authority_start],
+            &url[authority_start + at..]
+        ),
+        None => url.to_owned(),
+    }
+}
+
+/// The defaults work on a laptop; `tafl serve`'s flags default to them.
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            listen: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 50051)),
+            tls: TlsConfig::default(),
+            max_connections: 512,
+            max_streams_per_connection: 128,
+            handshake_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(300),
+            keepalive_interval: Duration::from_secs(30),
+            keepalive_timeout: Duration::from_secs(10),
+            max_message_bytes: 4 << 20,
+            max_request_bytes_per_connection: 16 << 20,
+            max_request_bytes: 64 << 20,
+        }
+    }
+}
+
+impl Default for CapsConfig {
+    fn default() -> Self {
+        CapsConfig {
+            max_game_plies: 4096,
+            max_search_depth: 32,
+            max_search_time: Duration::from_secs(10),
+            max_search_nodes: 200_000_000,
+            deadline_margin: Duration::from_millis(10),
+            deadline_margin_percent: 15,
+        }
+    }
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            search_threads: 0,
+            max_concurrent_searches: 0,
+            max_queued_searches: 64,
+            replay_threads: 0,
+            hash_mb: 64,
+            eval_net: None,
+        }
+    }
+}
+
+impl Default for ShutdownConfig {
+    fn default() -> Self {
+        ShutdownConfig {
+            drain_delay: Duration::ZERO,
+            grace: Duration::from_secs(15),
+        }
+    }
+}
+
+impl ExecConfig {
     /// Search threads with 0 resolved to the number of CPU cores.
     pub fn search_threads(&self) -> usize {
         if self.search_threads > 0 {
@@ -165,16 +213,6 @@ impl Config {
         }
     }
 
-    /// How long health reports NOT_SERVING before the server stops accepting calls.
-    pub fn drain_delay(&self) -> Duration {
-        Duration::from_millis(self.drain_delay_ms)
-    }
-
-    /// How long in-flight calls may take after shutdown starts.
-    pub fn shutdown_grace(&self) -> Duration {
-        Duration::from_millis(self.shutdown_grace_ms)
-    }
-
     /// Replay threads with 0 resolved to half the CPU cores (at least one): a
     /// flood of long games then leaves the other half to the async runtime.
     pub fn replay_threads(&self) -> usize {
@@ -184,7 +222,9 @@ impl Config {
             (cpu_cores() / 2).max(1)
         }
     }
+}
 
+impl Config {
     /// Checks every value against what makes sense, the transposition tables
     /// against the memory there is, and every duration against an upper bound.
     ///
@@ -192,78 +232,96 @@ impl Config {
     /// The first value out of range, with a sentence naming its flag.
     pub fn validate(&self) -> Result<(), ConfigError> {
         const HOUR_MS: u64 = 3_600_000;
-        let message = as_u64(self.max_message_bytes);
+        let (transport, caps, exec, shutdown) =
+            (&self.transport, &self.caps, &self.exec, &self.shutdown);
+        let message = as_u64(transport.max_message_bytes);
         let counts: [(&'static str, u64, RangeInclusive<u64>); 13] = [
-            ("--search-threads", as_u64(self.search_threads), 0..=1024),
+            ("--search-threads", as_u64(exec.search_threads), 0..=1024),
             (
                 "--max-concurrent-searches",
-                as_u64(self.max_concurrent_searches),
+                as_u64(exec.max_concurrent_searches),
                 0..=1024,
             ),
             (
                 "--max-queued-searches",
-                as_u64(self.max_queued_searches),
+                as_u64(exec.max_queued_searches),
                 0..=100_000,
             ),
-            ("--hash-mb", as_u64(self.hash_mb), 1..=1 << 20),
-            ("--max-game-plies", as_u64(self.max_game_plies), 1..=100_000),
+            ("--hash-mb", as_u64(exec.hash_mb), 1..=1 << 20),
+            ("--max-game-plies", as_u64(caps.max_game_plies), 1..=100_000),
             (
                 "--max-message-bytes",
-                as_u64(self.max_message_bytes),
+                as_u64(transport.max_message_bytes),
                 1024..=256 << 20,
             ),
             (
                 "--max-search-depth",
-                u64::from(self.max_search_depth),
+                u64::from(caps.max_search_depth),
                 1..=255,
             ),
-            ("--max-search-nodes", self.max_search_nodes, 1..=u64::MAX),
+            ("--max-search-nodes", caps.max_search_nodes, 1..=u64::MAX),
             (
                 "--max-streams-per-connection",
-                u64::from(self.max_streams_per_connection),
+                u64::from(transport.max_streams_per_connection),
                 1..=10_000,
             ),
             (
                 "--max-connections",
-                as_u64(self.max_connections),
+                as_u64(transport.max_connections),
                 1..=1_000_000,
             ),
-            ("--replay-threads", as_u64(self.replay_threads), 0..=1024),
+            ("--replay-threads", as_u64(exec.replay_threads), 0..=1024),
             (
                 "--max-request-bytes-per-connection",
-                as_u64(self.max_request_bytes_per_connection),
+                as_u64(transport.max_request_bytes_per_connection),
                 message..=1 << 40,
             ),
             (
                 "--max-request-bytes",
-                as_u64(self.max_request_bytes),
+                as_u64(transport.max_request_bytes),
                 message..=1 << 40,
             ),
         ];
         let durations: [(&'static str, u64, RangeInclusive<u64>); 9] = [
-            ("--max-search-time-ms", self.max_search_time_ms, 1..=HOUR_MS),
-            ("--deadline-margin-ms", self.deadline_margin_ms, 0..=60_000),
-            ("--drain-delay-ms", self.drain_delay_ms, 0..=HOUR_MS),
-            ("--shutdown-grace-ms", self.shutdown_grace_ms, 0..=HOUR_MS),
             (
-                "--handshake-timeout-ms",
-                self.handshake_timeout_ms,
+                "--max-search-time-ms",
+                millis(caps.max_search_time),
                 1..=HOUR_MS,
             ),
-            ("--idle-timeout-ms", self.idle_timeout_ms, 1..=24 * HOUR_MS),
+            (
+                "--deadline-margin-ms",
+                millis(caps.deadline_margin),
+                0..=60_000,
+            ),
+            (
+                "--drain-delay-ms",
+                millis(shutdown.drain_delay),
+                0..=HOUR_MS,
+            ),
+            ("--shutdown-grace-ms", millis(shutdown.grace), 0..=HOUR_MS),
+            (
+                "--handshake-timeout-ms",
+                millis(transport.handshake_timeout),
+                1..=HOUR_MS,
+            ),
+            (
+                "--idle-timeout-ms",
+                millis(transport.idle_timeout),
+                1..=24 * HOUR_MS,
+            ),
             (
                 "--keepalive-interval-ms",
-                self.keepalive_interval_ms,
+                millis(transport.keepalive_interval),
                 1..=24 * HOUR_MS,
             ),
             (
                 "--keepalive-timeout-ms",
-                self.keepalive_timeout_ms,
+                millis(transport.keepalive_timeout),
                 1..=HOUR_MS,
             ),
             (
                 "--deadline-margin-percent",
-                u64::from(self.deadline_margin_percent),
+                u64::from(caps.deadline_margin_percent),
                 0..=100,
             ),
         ];
@@ -277,25 +335,25 @@ impl Config {
                 });
             }
         }
-        self.check_tables_fit(available_memory())
+        check_tables_fit(exec, available_memory())
     }
+}
 
-    /// Every running search holds a table of `--hash-mb`: all of them at once
-    /// must fit in `available` bytes, or the first busy moment aborts the process.
-    fn check_tables_fit(&self, available: Option<u64>) -> Result<(), ConfigError> {
-        let searches = as_u64(self.max_concurrent_searches());
-        let needed = as_u64(self.hash_mb)
-            .saturating_mul(1 << 20)
-            .saturating_mul(searches);
-        match available {
-            Some(available) if needed > available => Err(ConfigError::TablesTooLarge {
-                hash_mb: self.hash_mb,
-                searches,
-                needed_mb: needed >> 20,
-                available_mb: available >> 20,
-            }),
-            _ => Ok(()),
-        }
+/// Every running search holds a table of `--hash-mb`: all of them at once
+/// must fit in `available` bytes, or the first busy moment aborts the process.
+fn check_tables_fit(exec: &ExecConfig, available: Option<u64>) -> Result<(), ConfigError> {
+    let searches = as_u64(exec.max_concurrent_searches());
+    let needed = as_u64(exec.hash_mb)
+        .saturating_mul(1 << 20)
+        .saturating_mul(searches);
+    match available {
+        Some(available) if needed > available => Err(ConfigError::TablesTooLarge {
+            hash_mb: exec.hash_mb,
+            searches,
+            needed_mb: needed >> 20,
+            available_mb: available >> 20,
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -371,66 +429,57 @@ fn available_memory() -> Option<u64> {
     }
 }
 
+/// A duration in whole milliseconds, as the flags give it.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        config: Config,
-    }
-
-    fn parse(args: &[&str]) -> Config {
-        Cli::try_parse_from(std::iter::once("tafl").chain(args.iter().copied()))
-            .expect("parses")
-            .config
-    }
 
     #[test]
-    fn defaults_are_the_flags_own_and_valid() {
+    fn defaults_are_valid() {
         let defaults = Config::default();
-        assert_eq!(defaults.listen, SocketAddr::from(([127, 0, 0, 1], 50051)));
-        assert_eq!(defaults.max_game_plies, 4096);
-        assert_eq!(defaults.otlp_endpoint, None);
+        assert_eq!(
+            defaults.transport.listen,
+            SocketAddr::from(([127, 0, 0, 1], 50051))
+        );
+        assert_eq!(defaults.caps.max_game_plies, 4096);
+        assert_eq!(defaults.telemetry.otlp_endpoint, None);
         assert_eq!(defaults.validate(), Ok(()));
     }
 
     #[test]
     fn values_out_of_range_name_their_flag() {
         let refused = |config: Config| config.validate().unwrap_err().to_string();
-        let message = refused(Config {
-            drain_delay_ms: u64::MAX,
-            ..Config::default()
-        });
+        let mut config = Config::default();
+        config.shutdown.drain_delay = Duration::from_millis(u64::MAX);
+        let message = refused(config);
         assert!(message.starts_with("--drain-delay-ms 18446744073709551615: must be between"));
-        let message = refused(Config {
-            max_streams_per_connection: 0,
-            ..Config::default()
-        });
+        let mut config = Config::default();
+        config.transport.max_streams_per_connection = 0;
+        let message = refused(config);
         assert!(
             message.starts_with("--max-streams-per-connection 0:"),
             "{message}"
         );
-        let message = refused(Config {
-            hash_mb: usize::MAX,
-            ..Config::default()
-        });
+        let mut config = Config::default();
+        config.exec.hash_mb = usize::MAX;
+        let message = refused(config);
         assert!(message.starts_with("--hash-mb "), "{message}");
     }
 
     #[test]
     fn tables_must_fit_in_memory() {
-        let config = Config {
+        let exec = ExecConfig {
             hash_mb: 64,
             max_concurrent_searches: 4,
-            ..Config::default()
+            ..ExecConfig::default()
         };
-        assert_eq!(config.check_tables_fit(Some(256 << 20)), Ok(()));
-        assert_eq!(config.check_tables_fit(None), Ok(()));
-        let message = config
-            .check_tables_fit(Some(255 << 20))
+        assert_eq!(check_tables_fit(&exec, Some(256 << 20)), Ok(()));
+        assert_eq!(check_tables_fit(&exec, None), Ok(()));
+        let message = check_tables_fit(&exec, Some(255 << 20))
             .unwrap_err()
             .to_string();
         assert!(
@@ -440,24 +489,17 @@ mod tests {
     }
 
     #[test]
-    fn flags_override() {
-        let config = parse(&[
-            "--listen",
-            "0.0.0.0:9000",
-            "--max-game-plies",
-            "12",
-            "--search-threads",
-            "3",
-        ]);
-        assert_eq!(config.listen, SocketAddr::from(([0, 0, 0, 0], 9000)));
-        assert_eq!(config.max_game_plies, 12);
-        assert_eq!(config.search_threads(), 3);
-        assert_eq!(config.max_concurrent_searches(), 3);
-    }
-
-    #[test]
-    fn bad_flags_are_refused() {
-        assert!(Cli::try_parse_from(["tafl", "--listen", "nowhere"]).is_err());
-        assert!(Cli::try_parse_from(["tafl", "--max-game-plies", "-1"]).is_err());
+    fn credentials_in_the_otlp_endpoint_stay_out_of_debug() {
+        let telemetry = TelemetryConfig {
+            otlp_endpoint: Some("https://tafl:s3cret@collector:4317/v1".to_owned()),
+        };
+        let shown = format!("{telemetry:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("https://…@collector:4317/v1"), "{shown}");
+        assert_eq!(
+            without_userinfo("http://collector:4317"),
+            "http://collector:4317"
+        );
+        assert_eq!(without_userinfo("collector:4317/a@b"), "collector:4317/a@b");
     }
 }

@@ -19,20 +19,11 @@
 
 // Internals: callers use the re-exports below, the generated `pb` types,
 // `telemetry` (a binary sets up its own) and `shutdown::Signals`.
-pub(crate) mod codec;
+mod api;
 mod config;
-mod connection;
-mod convert;
-mod error;
-mod handlers;
-mod health;
-mod held_body;
-mod limits;
-mod pool;
-mod request_bytes;
-pub mod shutdown;
+mod exec;
 pub mod telemetry;
-mod tls;
+mod transport;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -44,9 +35,13 @@ use tokio::task::JoinHandle;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-pub use config::{Config, ConfigError};
-pub use error::ServiceError;
-pub use handlers::{State, TaflApi};
+pub use api::{ServiceError, State, TaflApi};
+pub use config::{
+    CapsConfig, Config, ConfigError, ExecConfig, ShutdownConfig, TelemetryConfig, TlsConfig,
+    TransportConfig,
+};
+pub use transport::shutdown;
+use transport::{connection, health, request_bytes, tls};
 
 /// The generated protobuf types, server and client of `tafl.v1`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
@@ -100,7 +95,7 @@ pub enum ServeError {
 /// `tafl.v1.TaflService` with the request size limit from `config`, ready
 /// to add to a tonic router.
 pub fn service(state: Arc<State>) -> pb::tafl_service_server::TaflServiceServer<TaflApi> {
-    let max_message_bytes = state.config.max_message_bytes;
+    let max_message_bytes = state.config.transport.max_message_bytes;
     pb::tafl_service_server::TaflServiceServer::new(TaflApi::new(state))
         .max_decoding_message_size(max_message_bytes)
 }
@@ -109,7 +104,6 @@ pub fn service(state: Arc<State>) -> pb::tafl_service_server::TaflServiceServer<
 #[derive(Debug)]
 pub struct Server {
     local_addr: SocketAddr,
-    config: Config,
     state: Arc<State>,
     health: HealthReporter,
     health_drain: health::HealthDrain,
@@ -118,7 +112,7 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds `config.listen` (port 0 picks a free port) and serves in the
+    /// Binds `config.transport.listen` (port 0 picks a free port) and serves in the
     /// background: the tafl service, health and reflection v1 and v1alpha.
     ///
     /// # Errors
@@ -126,15 +120,15 @@ impl Server {
     /// or the reflection descriptors are broken.
     pub async fn start(config: Config) -> Result<Server, ServeError> {
         config.validate()?;
-        let listener =
-            TcpListener::bind(config.listen)
-                .await
-                .map_err(|source| ServeError::Bind {
-                    addr: config.listen,
-                    source,
-                })?;
+        let transport = &config.transport;
+        let listener = TcpListener::bind(transport.listen)
+            .await
+            .map_err(|source| ServeError::Bind {
+                addr: transport.listen,
+                source,
+            })?;
         let local_addr = listener.local_addr().map_err(|source| ServeError::Bind {
-            addr: config.listen,
+            addr: transport.listen,
             source,
         })?;
 
@@ -155,24 +149,24 @@ impl Server {
             .build_v1alpha()?;
 
         let network = eval_network(&config)?;
-        let state = Arc::new(State::new(config.clone(), network));
+        let state = Arc::new(State::new(config, network));
         let (stop, stopped) = oneshot::channel::<()>();
-        let incoming =
-            connection::incoming(listener, connection::ConnectionLimits::from_config(&config));
+        let transport = &state.config.transport;
+        let incoming = connection::incoming(
+            listener,
+            connection::ConnectionLimits::from_config(transport),
+        );
         let mut builder = tonic::transport::Server::builder()
-            .max_concurrent_streams(config.max_streams_per_connection)
-            .http2_keepalive_interval(Some(Duration::from_millis(config.keepalive_interval_ms)))
-            .http2_keepalive_timeout(Some(Duration::from_millis(config.keepalive_timeout_ms)));
-        if let Some(tls) = tls::server_config(&config)? {
+            .max_concurrent_streams(transport.max_streams_per_connection)
+            .http2_keepalive_interval(Some(transport.keepalive_interval))
+            .http2_keepalive_timeout(Some(transport.keepalive_timeout));
+        if let Some(tls) = tls::server_config(transport)? {
             builder = builder.tls_config(tls)?;
         }
         let router = builder
             .layer(connection::CallTrackingLayer)
             .layer(telemetry::layer())
-            .layer(request_bytes::RequestBytesLayer {
-                total: request_bytes::ByteBudget::new(config.max_request_bytes),
-                max_message_bytes: config.max_message_bytes,
-            })
+            .layer(request_bytes::RequestBytesLayer::new(transport))
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)
@@ -183,12 +177,11 @@ impl Server {
         }));
         tracing::info!(
             %local_addr,
-            transport = tls::mode(&config),
+            transport = tls::mode(transport),
             "serving tafl.v1.TaflService, health and reflection"
         );
         Ok(Server {
             local_addr,
-            config,
             state,
             health,
             health_drain,
@@ -219,16 +212,17 @@ impl Server {
             .set_service_status(SERVICE_NAME, ServingStatus::NotServing)
             .await;
         self.health_drain.end_watches();
-        tokio::time::sleep(self.config.drain_delay()).await;
+        let shutdown = &self.state.config.shutdown;
+        tokio::time::sleep(shutdown.drain_delay).await;
         let _ = self.stop.send(());
         let mut task = self.task;
-        if let Ok(result) = tokio::time::timeout(self.config.shutdown_grace(), &mut task).await {
+        if let Ok(result) = tokio::time::timeout(shutdown.grace, &mut task).await {
             result??;
             tracing::info!("all calls finished; stopped");
             return Ok(());
         }
         tracing::warn!(
-            grace_ms = self.config.shutdown_grace_ms,
+            grace_ms = shutdown.grace.as_millis() as u64,
             "calls still running after the grace period; searches answer with what they have"
         );
         self.state.pool.stop_all();
@@ -248,12 +242,12 @@ impl Server {
 /// drain delay + the grace period + this + a few milliseconds.
 pub const STOP_FLUSH: Duration = Duration::from_millis(80);
 
-/// The evaluation network `config.eval_net` names, read and checked (`None` when it names none).
+/// The evaluation network `config.exec.eval_net` names, read and checked (`None` when it names none).
 ///
 /// # Errors
 /// [`ServeError::Network`] when the file cannot be read or is not a network this build runs.
 fn eval_network(config: &Config) -> Result<Option<Arc<crate::search::Network>>, ServeError> {
-    let Some(path) = &config.eval_net else {
+    let Some(path) = &config.exec.eval_net else {
         return Ok(None);
     };
     let refused = |reason: String| ServeError::Network {
@@ -272,10 +266,8 @@ mod tests {
 
     #[test]
     fn an_unreadable_or_foreign_network_file_is_refused_naming_it() {
-        let missing = Config {
-            eval_net: Some("/nonexistent/net.nnue".into()),
-            ..Config::default()
-        };
+        let mut missing = Config::default();
+        missing.exec.eval_net = Some("/nonexistent/net.nnue".into());
         let error = eval_network(&missing).expect_err("no such file");
         assert!(
             error.to_string().contains("/nonexistent/net.nnue"),
@@ -283,10 +275,8 @@ mod tests {
         );
         let path = std::env::temp_dir().join(format!("tafl-not-a-net-{}", std::process::id()));
         std::fs::write(&path, b"not a network").expect("a temporary file");
-        let foreign = Config {
-            eval_net: Some(path.clone()),
-            ..Config::default()
-        };
+        let mut foreign = Config::default();
+        foreign.exec.eval_net = Some(path.clone());
         let error = eval_network(&foreign).expect_err("not a network");
         std::fs::remove_file(&path).expect("remove the temporary file");
         assert!(error.to_string().contains("magic"), "{error}");

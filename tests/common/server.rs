@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{self, Game, Variant};
-use tafl::service::{Config, Server};
+use tafl::service::{CapsConfig, Config, ExecConfig, Server, ShutdownConfig, TransportConfig};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 use tonic_types::StatusExt;
@@ -18,14 +18,26 @@ pub static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 /// A configuration for tests: port 0, small caps, quick shutdown.
 pub fn test_config() -> Config {
     Config {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        search_threads: 2,
-        max_concurrent_searches: 2,
-        max_queued_searches: 64,
-        hash_mb: 4,
-        max_game_plies: 1000,
-        max_search_time_ms: 3000,
-        shutdown_grace_ms: 5000,
+        transport: TransportConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            ..TransportConfig::default()
+        },
+        exec: ExecConfig {
+            search_threads: 2,
+            max_concurrent_searches: 2,
+            max_queued_searches: 64,
+            hash_mb: 4,
+            ..ExecConfig::default()
+        },
+        caps: CapsConfig {
+            max_game_plies: 1000,
+            max_search_time: Duration::from_millis(3000),
+            ..CapsConfig::default()
+        },
+        shutdown: ShutdownConfig {
+            grace: Duration::from_millis(5000),
+            ..ShutdownConfig::default()
+        },
         ..Config::default()
     }
 }

@@ -126,9 +126,15 @@ async fn a_finished_game_gives_one_final_update_without_lines() {
 /// while an analysis holds the slot.
 async fn one_slot_server() -> TestServer {
     TestServer::start_with(tafl::service::Config {
-        max_concurrent_searches: 1,
-        max_queued_searches: 0,
-        max_search_time_ms: 60_000,
+        exec: tafl::service::ExecConfig {
+            max_concurrent_searches: 1,
+            max_queued_searches: 0,
+            ..test_config().exec
+        },
+        caps: tafl::service::CapsConfig {
+            max_search_time: Duration::from_millis(60_000),
+            ..test_config().caps
+        },
         ..test_config()
     })
     .await
@@ -224,7 +230,10 @@ async fn the_deadline_ends_the_stream_with_a_final_update() {
 async fn without_limits_the_server_caps_the_time() {
     let _heavy = HEAVY.lock().await;
     let server = TestServer::start_with(tafl::service::Config {
-        max_search_time_ms: 300,
+        caps: tafl::service::CapsConfig {
+            max_search_time: Duration::from_millis(300),
+            ..test_config().caps
+        },
         ..test_config()
     })
     .await;

@@ -169,7 +169,10 @@ async fn every_illegal_move_reason_from_real_positions_through_every_rpc() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_class_carries_error_info() {
     let mut server = TestServer::start_with(tafl::service::Config {
-        max_game_plies: 20,
+        caps: tafl::service::CapsConfig {
+            max_game_plies: 20,
+            ..test_config().caps
+        },
         ..test_config()
     })
     .await;

@@ -69,8 +69,11 @@ async fn every_error_class_has_its_code_and_field() {
 async fn a_full_search_queue_is_resource_exhausted_at_once() {
     let _heavy = HEAVY.lock().await;
     let server = TestServer::start_with(tafl::service::Config {
-        max_concurrent_searches: 1,
-        max_queued_searches: 1,
+        exec: tafl::service::ExecConfig {
+            max_concurrent_searches: 1,
+            max_queued_searches: 1,
+            ..test_config().exec
+        },
         ..test_config()
     })
     .await;

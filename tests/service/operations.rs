@@ -84,7 +84,10 @@ async fn shutdown_drains_then_lets_calls_finish() {
 
     let _heavy = HEAVY.lock().await;
     let mut server = TestServer::start_with(tafl::service::Config {
-        drain_delay_ms: 400,
+        shutdown: tafl::service::ShutdownConfig {
+            drain_delay: Duration::from_millis(400),
+            ..test_config().shutdown
+        },
         ..test_config()
     })
     .await;

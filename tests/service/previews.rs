@@ -71,7 +71,10 @@ async fn legal_moves_preview_what_apply_move_says() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_played_move_of_the_real_games_was_previewed_as_played() {
     let mut server = TestServer::start_with(tafl::service::Config {
-        max_game_plies: 5000,
+        caps: tafl::service::CapsConfig {
+            max_game_plies: 5000,
+            ..test_config().caps
+        },
         ..test_config()
     })
     .await;

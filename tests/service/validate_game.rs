@@ -127,7 +127,10 @@ async fn a_planted_illegal_ply_is_reported_at_its_index_with_its_reason() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_variant_the_start_and_the_length_are_errors() {
     let mut server = TestServer::start_with(tafl::service::Config {
-        max_game_plies: 4,
+        caps: tafl::service::CapsConfig {
+            max_game_plies: 4,
+            ..test_config().caps
+        },
         ..test_config()
     })
     .await;

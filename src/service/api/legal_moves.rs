@@ -1,9 +1,10 @@
 //! LegalMoves: the current position, its status and its legal moves, each
 //! with its captures and the status it leads to.
 
-use super::State;
-use crate::service::convert;
-use crate::service::error::ServiceError;
+use super::convert;
+use super::error::ServiceError;
+use super::replay::record_game;
+use super::state::State;
 use crate::service::pb;
 
 #[tracing::instrument(name = "LegalMoves", skip_all, fields(variant, board_size, ply, moves))]
@@ -11,8 +12,8 @@ pub(super) fn handle(
     state: &State,
     request: pb::LegalMovesRequest,
 ) -> Result<pb::LegalMovesResponse, ServiceError> {
-    let game = convert::game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
-    let span = super::record_game(&game);
+    let game = convert::game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
+    let span = record_game(&game);
     let square = convert::square_from_proto(&request.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).
     let moves = convert::legal_moves_to_proto(&game, square);

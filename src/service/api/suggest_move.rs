@@ -1,17 +1,16 @@
 //! SuggestMove: a move at the requested strength, within the limits and the deadline.
 
 use std::sync::Arc;
-use std::time::Instant;
-
-use tonic::Request;
 
 use crate::search::Level;
 
-use super::State;
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::{Reason, ServiceError};
-use crate::service::limits::call_deadline;
+use super::call::Call;
+use super::caps::SearchBudget;
+use super::convert;
+use super::error::{Reason, ServiceError};
+use super::replay::replay;
+use super::run_search::run_search;
+use super::state::State;
 use crate::service::pb;
 
 #[tracing::instrument(
@@ -21,15 +20,18 @@ use crate::service::pb;
 )]
 pub(super) async fn handle(
     state: Arc<State>,
-    request: Request<pb::SuggestMoveRequest>,
+    mut call: Call<pb::SuggestMoveRequest>,
 ) -> Result<pb::SuggestMoveResponse, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let connection = connection_id(request.extensions());
-    let mut request = request.into_inner();
-    let level = level_from_proto(request.level)?;
-    let admission = super::admit(&state, connection, request.limits.as_ref(), level, deadline)?;
-    let game = super::replay(&state, request.game.take()).await?;
-    let span = super::record_game(&game);
+    let level = level_from_proto(call.message.level)?;
+    let budget = SearchBudget::at_level(
+        call.message.limits.as_ref(),
+        level,
+        state.caps,
+        call.deadline,
+    );
+    let admission = call.admit(&state, budget.expected)?;
+    let game = replay(&state, call.message.game.take()).await?;
+    let span = tracing::Span::current();
     span.record("level", i64::from(level.get()));
     let status = game.status();
     if status.is_over() {
@@ -42,14 +44,13 @@ pub(super) async fn handle(
         ));
     }
     let mut after = game.clone();
-    let (report, pv) = super::search(
+    let (report, pv) = run_search(
         &state,
         admission,
         game,
-        request.limits.as_ref(),
+        budget.limits,
         level,
-        request.seed,
-        deadline,
+        call.message.seed,
     )
     .await?;
     let played = after.play_move(report.best_move).map_err(|error| {

@@ -11,8 +11,9 @@ use crate::rules::{
     Position, PositionText, Rules, Side, Square, Status, Variant,
 };
 
+use super::caps::check_game_length;
 use super::error::{Reason, ServiceError, quote};
-use super::pb;
+use crate::service::pb;
 
 /// Longest move text read; real ones are at most a few dozen bytes
 /// (`e10-e13xd13/e12/f13++`), so longer is refused without parsing.
@@ -128,16 +129,7 @@ pub fn unplayed_game_from_proto(
         moves: Vec::new(),
     };
     let game = game.unwrap_or(&EMPTY);
-    if game.moves.len() > max_plies {
-        return Err(ServiceError::invalid(
-            "game.moves",
-            Reason::GameTooLong,
-            format!(
-                "the game holds {} moves; this server takes games of at most {max_plies} moves",
-                game.moves.len()
-            ),
-        ));
-    }
+    check_game_length(game.moves.len(), None, max_plies)?;
     Ok((start_from_proto(game)?, &game.moves))
 }
 

@@ -26,9 +26,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::codegen::http;
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
-use super::config::Config;
+use super::byte_budget::ByteBudget;
 use super::held_body::HeldBody;
-use super::request_bytes::ByteBudget;
+use crate::service::config::TransportConfig;
 
 /// How long connections may stay open without a call, and how many there may be.
 #[derive(Clone, Copy, Debug)]
@@ -45,11 +45,11 @@ pub struct ConnectionLimits {
 
 impl ConnectionLimits {
     /// The limits a configuration sets.
-    pub fn from_config(config: &Config) -> ConnectionLimits {
+    pub fn from_config(config: &TransportConfig) -> ConnectionLimits {
         ConnectionLimits {
             max_connections: config.max_connections.max(1),
-            handshake_timeout: Duration::from_millis(config.handshake_timeout_ms),
-            idle_timeout: Duration::from_millis(config.idle_timeout_ms),
+            handshake_timeout: config.handshake_timeout,
+            idle_timeout: config.idle_timeout,
             request_bytes: config.max_request_bytes_per_connection,
         }
     }
@@ -199,7 +199,7 @@ pub struct ConnectionActivity(Arc<Activity>);
 
 /// The connection a call came on, as a number no other connection of this
 /// process has had; 0 when unknown (a server not started by
-/// [`super::Server::start`]).
+/// [`crate::service::Server::start`]).
 pub fn connection_id(extensions: &http::Extensions) -> u64 {
     activity(extensions).map_or(0, |activity| activity.id)
 }

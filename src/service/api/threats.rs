@@ -4,18 +4,15 @@
 //! position), so it runs on the search pool like the other searches.
 
 use std::sync::Arc;
-use std::time::Instant;
-
-use tonic::Request;
 
 use crate::rules::{PlayedMove, Square};
 use crate::search;
 
-use super::State;
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::ServiceError;
-use crate::service::limits::call_deadline;
+use super::call::Call;
+use super::convert;
+use super::error::ServiceError;
+use super::replay::replay;
+use super::state::State;
 use crate::service::pb;
 
 /// What a Threats search is expected to take, for admission (it cannot be stopped).
@@ -24,14 +21,10 @@ const THREATS_TIME: std::time::Duration = std::time::Duration::from_millis(50);
 #[tracing::instrument(name = "Threats", skip_all, fields(variant, board_size, ply))]
 pub(super) async fn handle(
     state: Arc<State>,
-    request: Request<pb::ThreatsRequest>,
+    mut call: Call<pb::ThreatsRequest>,
 ) -> Result<pb::ThreatsResponse, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let connection = connection_id(request.extensions());
-    let mut request = request.into_inner();
-    let admission = state.pool.admit(connection, THREATS_TIME, deadline)?;
-    let game = super::replay(&state, request.game.take()).await?;
-    super::record_game(&game);
+    let admission = call.admit(&state, THREATS_TIME)?;
+    let game = replay(&state, call.message.game.take()).await?;
     let (game, threats) = state
         .pool
         .run(admission, Arc::default(), move || {

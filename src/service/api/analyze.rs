@@ -7,20 +7,21 @@
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use tokio::sync::mpsc;
+use tonic::Status;
 use tonic::codegen::tokio_stream::Stream;
-use tonic::{Request, Status};
 
 use crate::rules::Position;
-use crate::search::{AnalysisUpdate, Limits, MAX_LINES};
+use crate::search::{AnalysisUpdate, MAX_LINES};
 
-use super::{State, StopOnDrop};
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::{Reason, ServiceError};
-use crate::service::limits::{any_limit, call_deadline, expected_search_time, search_limits};
+use super::call::Call;
+use super::caps::SearchBudget;
+use super::convert;
+use super::error::{Reason, ServiceError};
+use super::replay::replay;
+use super::run_search::StopOnDrop;
+use super::state::State;
 use crate::service::pb;
 
 /// More than the deepest search has depths, so sending never waits on a slow reader.
@@ -43,32 +44,23 @@ impl Stream for AnalysisStream {
 #[tracing::instrument(name = "Analyze", skip_all, fields(variant, board_size, ply, multi_pv))]
 pub(super) async fn handle(
     state: Arc<State>,
-    request: Request<pb::AnalyzeRequest>,
+    mut call: Call<pb::AnalyzeRequest>,
 ) -> Result<AnalysisStream, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let connection = connection_id(request.extensions());
-    let mut request = request.into_inner();
-    let lines = request.multi_pv.max(1) as usize;
+    let multi_pv = call.message.multi_pv;
+    let lines = multi_pv.max(1) as usize;
     if lines > MAX_LINES {
         return Err(ServiceError::invalid(
             "multi_pv",
             Reason::BadLimits,
-            format!(
-                "{} lines is more than the {MAX_LINES} an analysis reports",
-                request.multi_pv
-            ),
+            format!("{multi_pv} lines is more than the {MAX_LINES} an analysis reports"),
         ));
     }
-    let limits = analysis_limits(request.limits.as_ref(), &state, deadline);
-    // Refused at once, before the replay, if it could not start in time.
-    let admission = state.pool.admit(
-        connection,
-        expected_search_time(&limits, state.caps),
-        deadline,
-    )?;
-    let game = super::replay(&state, request.game.take()).await?;
-    let span = super::record_game(&game);
-    span.record("multi_pv", lines);
+    let budget =
+        SearchBudget::for_analysis(call.message.limits.as_ref(), state.caps, call.deadline);
+    let admission = call.admit(&state, budget.expected)?;
+    let game = replay(&state, call.message.game.take()).await?;
+    tracing::Span::current().record("multi_pv", lines);
+    let limits = budget.limits;
     let (sender, updates) = mpsc::channel(UPDATES_BUFFERED);
     let stop = StopOnDrop::default();
     let status = convert::status_to_proto(game.status());
@@ -111,31 +103,13 @@ pub(super) async fn handle(
             })
             .await;
         if let Err(error) = ran {
-            let _ = errors.try_send(Err(error.into()));
+            let _ = errors.try_send(Err(ServiceError::from(error).into()));
         }
     });
     Ok(AnalysisStream {
         updates,
         _stop: stop,
     })
-}
-
-/// The caller's limits capped by the server; no limits: the server's caps
-/// (an analysis runs until the cancel otherwise).
-fn analysis_limits(
-    given: Option<&pb::SearchLimits>,
-    state: &State,
-    deadline: Option<Instant>,
-) -> Limits {
-    if any_limit(given) {
-        return search_limits(given, state.caps, deadline);
-    }
-    Limits {
-        max_depth: Some(state.caps.depth),
-        max_nodes: Some(state.caps.nodes),
-        max_time: Some(state.caps.time),
-        deadline,
-    }
 }
 
 fn update_to_proto(

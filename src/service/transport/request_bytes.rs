@@ -13,17 +13,18 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http_body::{Body as _, Frame};
 use prost::bytes::Bytes;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 use tonic::codegen::http;
 
-use super::error::ServiceError;
+use super::byte_budget::ByteBudget;
 use super::held_body::HeldBody;
+use crate::service::api::error::ServiceError;
+use crate::service::config::TransportConfig;
 
 /// The gRPC message prefix: a compressed flag and a 4-byte length.
 const PREFIX_BYTES: usize = 5;
@@ -37,29 +38,24 @@ pub const SMALL_MESSAGE_BYTES: usize = 64 << 10;
 /// How long a refused call is told to wait: large calls take milliseconds.
 const RETRY_AFTER: Duration = Duration::from_millis(100);
 
-/// A budget of request bytes (tokio semaphores count at most `u32::MAX` per acquire).
-#[derive(Clone, Debug)]
-pub struct ByteBudget(Arc<Semaphore>);
-
-impl ByteBudget {
-    /// A budget of `bytes`.
-    pub fn new(bytes: usize) -> ByteBudget {
-        ByteBudget(Arc::new(Semaphore::new(bytes.min(Semaphore::MAX_PERMITS))))
-    }
-
-    fn try_take(&self, bytes: u32) -> Option<OwnedSemaphorePermit> {
-        Arc::clone(&self.0).try_acquire_many_owned(bytes).ok()
-    }
-}
-
 /// The tower layer that takes each call's message bytes from the budgets.
 #[derive(Clone, Debug)]
 pub struct RequestBytesLayer {
     /// The server's budget, shared by all connections.
-    pub total: ByteBudget,
+    total: ByteBudget,
     /// What a compressed message is counted as (its decoded size is only
     /// known once decoded, and may be up to this).
-    pub max_message_bytes: usize,
+    max_message_bytes: usize,
+}
+
+impl RequestBytesLayer {
+    /// The layer with the server's budget of `--max-request-bytes`.
+    pub fn new(config: &TransportConfig) -> RequestBytesLayer {
+        RequestBytesLayer {
+            total: ByteBudget::new(config.max_request_bytes),
+            max_message_bytes: config.max_message_bytes,
+        }
+    }
 }
 
 impl<S> tower::Layer<S> for RequestBytesLayer {

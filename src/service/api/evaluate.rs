@@ -1,22 +1,24 @@
 //! Evaluate: a score for the current position, static or searched.
 
 use std::sync::Arc;
-use std::time::Instant;
-
-use tonic::Request;
 
 use crate::rules::Status;
 use crate::search::{self, Level};
 
-use super::State;
-use crate::service::connection::connection_id;
-use crate::service::convert;
-use crate::service::error::ServiceError;
-use crate::service::limits::{any_limit, call_deadline};
+use super::call::Call;
+use super::caps::{SearchBudget, any_limit};
+use super::convert;
+use super::error::ServiceError;
+use super::replay::replay;
+use super::run_search::run_search;
+use super::state::State;
 use crate::service::pb;
 
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").
 const WON: i32 = search::Score::WON.as_i32();
+
+/// The positions a static evaluation visits: the position itself, at depth 0.
+const STATIC_EVALUATION_NODES: u64 = 1;
 
 #[tracing::instrument(
     name = "Evaluate",
@@ -25,24 +27,24 @@ const WON: i32 = search::Score::WON.as_i32();
 )]
 pub(super) async fn handle(
     state: Arc<State>,
-    request: Request<pb::EvaluateRequest>,
+    mut call: Call<pb::EvaluateRequest>,
 ) -> Result<pb::EvaluateResponse, ServiceError> {
-    let deadline = call_deadline(request.metadata(), Instant::now(), &state.config);
-    let connection = connection_id(request.extensions());
-    let mut request = request.into_inner();
-    let admission = any_limit(request.limits.as_ref())
+    let limits = call.message.limits.take();
+    // No limits: the static evaluation, which takes no search slot.
+    let search = any_limit(limits.as_ref())
         .then(|| {
-            super::admit(
-                &state,
-                connection,
-                request.limits.as_ref(),
+            let budget = SearchBudget::at_level(
+                limits.as_ref(),
                 Level::STRONGEST,
-                deadline,
-            )
+                state.caps,
+                call.deadline,
+            );
+            call.admit(&state, budget.expected)
+                .map(|admission| (admission, budget))
         })
         .transpose()?;
-    let game = super::replay(&state, request.game.take()).await?;
-    let span = super::record_game(&game);
+    let game = replay(&state, call.message.game.take()).await?;
+    let span = tracing::Span::current();
     let status = game.status();
     let side_to_move = game.position().side_to_move();
     let finished_score = match status {
@@ -51,12 +53,12 @@ pub(super) async fn handle(
         Status::Won { .. } => Some(-WON),
         Status::Drawn { .. } => Some(0),
     };
-    // A finished game, or no limits (so no admission): an answer without a search.
-    let admission = match (finished_score, admission) {
-        (None, Some(admission)) => admission,
+    // A finished game is scored by its end (no position evaluated); no limits, statically.
+    let (admission, budget) = match (finished_score, search) {
+        (None, Some(search)) => search,
         (finished_score, _) => {
             let (score, nodes) = finished_score.map_or_else(
-                || (search::evaluate(game.position()), 1),
+                || (search::evaluate(game.position()), STATIC_EVALUATION_NODES),
                 |score| (score, 0),
             );
             span.record("score", score);
@@ -69,16 +71,8 @@ pub(super) async fn handle(
             });
         }
     };
-    let (report, pv) = super::search(
-        &state,
-        admission,
-        game,
-        request.limits.as_ref(),
-        Level::STRONGEST,
-        0,
-        deadline,
-    )
-    .await?;
+    let (report, pv) =
+        run_search(&state, admission, game, budget.limits, Level::STRONGEST, 0).await?;
     let score = report.score.as_i32();
     span.record("depth", i64::from(report.depth));
     span.record("nodes", report.nodes as i64);

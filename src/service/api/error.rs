@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
+use crate::service::exec::ExecError;
+
 /// The `ErrorInfo.domain` of every error.
 pub const DOMAIN: &str = "tafl.v1";
 
@@ -222,6 +224,23 @@ impl ServiceError {
     }
 }
 
+impl From<ExecError> for ServiceError {
+    fn from(error: ExecError) -> ServiceError {
+        match error {
+            ExecError::Busy {
+                waiting,
+                retry_after,
+            } => ServiceError::Busy {
+                waiting,
+                retry_after,
+            },
+            ExecError::DeadlinePassed => ServiceError::DeadlineTooShort,
+            ExecError::ShuttingDown => ServiceError::ShuttingDown,
+            ExecError::Failed(detail) => ServiceError::Internal(detail),
+        }
+    }
+}
+
 /// The precondition type named in `PreconditionFailure` for moves after the end.
 pub const GAME_OVER: &str = "GAME_OVER";
 
@@ -279,7 +298,7 @@ impl From<ServiceError> for Status {
             }
             ServiceError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
-                super::telemetry::mark_server_fault();
+                crate::service::telemetry::mark_server_fault();
                 return Status::internal("internal error");
             }
             ServiceError::DeadlineTooShort | ServiceError::ShuttingDown => {

@@ -1,8 +1,10 @@
 //! ApplyMove: judge one more move (and, when asked, list the next side's moves).
 
-use super::State;
-use crate::service::convert;
-use crate::service::error::{Reason, ServiceError, quote};
+use super::caps::check_game_length;
+use super::convert;
+use super::error::ServiceError;
+use super::replay::record_game;
+use super::state::State;
 use crate::service::pb;
 
 #[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, board_size, ply, result))]
@@ -10,27 +12,16 @@ pub(super) fn handle(
     state: &State,
     request: pb::ApplyMoveRequest,
 ) -> Result<pb::ApplyMoveResponse, ServiceError> {
-    let max_plies = state.config.max_game_plies;
+    let max_plies = state.config.caps.max_game_plies;
     let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
-    let span = super::record_game(&game);
+    let span = record_game(&game);
     let status = game.status();
     let moves_given = game.ply();
     // A move after the end is refused as such before anything else about it.
     if status.is_over() {
         return Err(convert::game_over("next_move", status).at_ply(moves_given));
     }
-    if moves_given >= max_plies {
-        return Err(ServiceError::invalid(
-            "next_move",
-            Reason::GameTooLong,
-            format!(
-                "{} would be move {}; this server takes games of at most {max_plies} moves",
-                quote(&request.next_move),
-                moves_given + 1
-            ),
-        )
-        .at_ply(moves_given));
-    }
+    check_game_length(moves_given, Some(&request.next_move), max_plies)?;
     let source = convert::MoveSource::NextMove(moves_given);
     let played = convert::play(&mut game, &request.next_move, source)?;
     let status = game.status();

@@ -4,11 +4,9 @@
 //! server starts, handed to rustls and never logged or kept in `Debug` output.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 
-use super::config::Config;
+use crate::service::config::TransportConfig;
 
 /// Why the TLS files could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -23,8 +21,8 @@ pub struct TlsFileError {
 }
 
 /// How the server speaks, for the start-up log line.
-pub fn mode(config: &Config) -> &'static str {
-    match (&config.tls_cert, &config.tls_client_ca) {
+pub fn mode(config: &TransportConfig) -> &'static str {
+    match (&config.tls.cert, &config.tls.client_ca) {
         (None, _) => "plaintext",
         (Some(_), None) => "TLS",
         (Some(_), Some(_)) => "mutual TLS",
@@ -38,16 +36,16 @@ pub fn mode(config: &Config) -> &'static str {
 /// # Errors
 /// A configured file cannot be read. (Whether it holds a usable
 /// certificate or key shows when the server applies it.)
-pub fn server_config(config: &Config) -> Result<Option<ServerTlsConfig>, TlsFileError> {
-    let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) else {
+pub fn server_config(config: &TransportConfig) -> Result<Option<ServerTlsConfig>, TlsFileError> {
+    let (Some(cert), Some(key)) = (&config.tls.cert, &config.tls.key) else {
         return Ok(None);
     };
     let identity = Identity::from_pem(read("--tls-cert", cert)?, read("--tls-key", key)?);
     // A client that opens a connection and never finishes the handshake must not hold it.
     let mut tls = ServerTlsConfig::new()
         .identity(identity)
-        .timeout(Duration::from_millis(config.handshake_timeout_ms));
-    if let Some(ca) = &config.tls_client_ca {
+        .timeout(config.handshake_timeout);
+    if let Some(ca) = &config.tls.client_ca {
         tls = tls.client_ca_root(Certificate::from_pem(read("--tls-client-ca", ca)?));
     }
     Ok(Some(tls))

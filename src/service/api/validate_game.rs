@@ -1,9 +1,10 @@
 //! ValidateGame: a whole game judged in one pass, every ply annotated and the
 //! first one not accepted reported (not as an error).
 
-use super::State;
-use crate::service::convert;
-use crate::service::error::ServiceError;
+use super::convert;
+use super::error::ServiceError;
+use super::replay::record_game;
+use super::state::State;
 use crate::service::pb;
 
 #[tracing::instrument(
@@ -16,7 +17,7 @@ pub(super) fn handle(
     request: pb::ValidateGameRequest,
 ) -> Result<pb::ValidateGameResponse, ServiceError> {
     let (mut game, moves) =
-        convert::unplayed_game_from_proto(request.game.as_ref(), state.config.max_game_plies)?;
+        convert::unplayed_game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
     let mut plies = Vec::with_capacity(moves.len());
     let mut first_error = None;
     for (index, text) in moves.iter().enumerate() {
@@ -41,7 +42,7 @@ pub(super) fn handle(
             }
         }
     }
-    let span = super::record_game(&game);
+    let span = record_game(&game);
     if let Some(error) = &first_error {
         span.record("first_error", error.index);
     }

@@ -1,0 +1,280 @@
+//! What the server allows one call, whatever it asks: the game's length, and
+//! a search's depth, time and nodes. A search's [`SearchBudget`] is what the
+//! caller asked within those caps, converted once for both the pool
+//! (how long it is expected to take) and the engine (its limits).
+
+use std::time::{Duration, Instant};
+
+use crate::search::{Level, Limits};
+
+use super::error::{Reason, ServiceError, quote};
+use crate::service::config::CapsConfig;
+use crate::service::pb;
+
+/// The most a search may spend, whatever a caller asks.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchCaps {
+    /// Deepest search, in plies.
+    pub depth: u32,
+    /// Longest thinking time.
+    pub time: Duration,
+    /// Most positions visited.
+    pub nodes: u64,
+}
+
+impl SearchCaps {
+    /// The caps a configuration sets.
+    pub fn from_config(caps: &CapsConfig) -> SearchCaps {
+        SearchCaps {
+            depth: caps.max_search_depth.max(1),
+            time: caps.max_search_time,
+            nodes: caps.max_search_nodes.max(1),
+        }
+    }
+}
+
+/// The one check of the game-length cap: a game of `moves` moves, and
+/// `next_move` if one is to be played after them, must hold at most
+/// `max_plies` moves.
+///
+/// # Errors
+/// GAME_TOO_LONG blaming `game.moves` when the game as sent is over the cap;
+/// else blaming `next_move`, at its ply, when that move would take it over.
+pub fn check_game_length(
+    moves: usize,
+    next_move: Option<&str>,
+    max_plies: usize,
+) -> Result<(), ServiceError> {
+    let cap = || format!("this server takes games of at most {max_plies} moves");
+    if moves > max_plies {
+        return Err(ServiceError::invalid(
+            "game.moves",
+            Reason::GameTooLong,
+            format!("the game holds {moves} moves; {}", cap()),
+        ));
+    }
+    match next_move {
+        Some(text) if moves >= max_plies => Err(ServiceError::invalid(
+            "next_move",
+            Reason::GameTooLong,
+            format!("{} would be move {}; {}", quote(text), moves + 1, cap()),
+        )
+        .at_ply(moves)),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the caller set any bound at all (Evaluate searches only then).
+pub fn any_limit(limits: Option<&pb::SearchLimits>) -> bool {
+    limits.is_some_and(|l| l.max_depth != 0 || l.max_time_ms != 0 || l.max_nodes != 0)
+}
+
+/// A search's bounds, converted once from what the caller asked.
+#[derive(Clone, Debug)]
+pub struct SearchBudget {
+    /// What the engine is given (the level's own budget is the engine's to apply).
+    pub limits: Limits,
+    /// How long the search is expected to hold its slot, for admission.
+    pub expected: Duration,
+}
+
+impl SearchBudget {
+    /// A search at `level`. No bound given: none is set, so the level's own
+    /// budget applies (levels 1-9 cap depth and nodes, level 10 thinks one
+    /// second). Any bound given: each is capped by the server and a missing
+    /// one is the cap, so no search outlives the caps. The call's deadline
+    /// always applies.
+    pub fn at_level(
+        given: Option<&pb::SearchLimits>,
+        level: Level,
+        caps: SearchCaps,
+        deadline: Option<Instant>,
+    ) -> SearchBudget {
+        let limits = capped_limits(given, caps, deadline);
+        SearchBudget {
+            expected: expected_search_time(&level.limits(&limits), caps),
+            limits,
+        }
+    }
+
+    /// An analysis: the caller's bounds capped as for a search; none given,
+    /// the server's caps (an analysis runs until the cancel otherwise).
+    pub fn for_analysis(
+        given: Option<&pb::SearchLimits>,
+        caps: SearchCaps,
+        deadline: Option<Instant>,
+    ) -> SearchBudget {
+        let limits = if any_limit(given) {
+            capped_limits(given, caps, deadline)
+        } else {
+            Limits {
+                max_depth: Some(caps.depth),
+                max_nodes: Some(caps.nodes),
+                max_time: Some(caps.time),
+                deadline,
+            }
+        };
+        SearchBudget {
+            expected: expected_search_time(&limits, caps),
+            limits,
+        }
+    }
+}
+
+/// The caller's bounds capped by the server (see [`SearchBudget::at_level`]).
+fn capped_limits(
+    given: Option<&pb::SearchLimits>,
+    caps: SearchCaps,
+    deadline: Option<Instant>,
+) -> Limits {
+    if !any_limit(given) {
+        return Limits {
+            deadline,
+            ..Limits::default()
+        };
+    }
+    let given = given.cloned().unwrap_or_default();
+    let capped = |value: u64, cap: u64| if value == 0 { cap } else { value.min(cap) };
+    let time_cap = u64::try_from(caps.time.as_millis()).unwrap_or(u64::MAX);
+    Limits {
+        max_depth: Some(capped(u64::from(given.max_depth), u64::from(caps.depth)) as u32),
+        max_nodes: Some(capped(given.max_nodes, caps.nodes)),
+        max_time: Some(Duration::from_millis(capped(
+            u64::from(given.max_time_ms),
+            time_cap,
+        ))),
+        deadline,
+    }
+}
+
+/// What a search without a time bound is expected to take, for admission:
+/// full strength thinks this long when given no bound (levels 1-9 stop on
+/// depth and nodes, in less).
+pub const UNTIMED_SEARCH_ESTIMATE: Duration = Duration::from_secs(1);
+
+/// The search speed admission assumes to turn a node cap into time: a
+/// quarter of what one idle core does (`tafl bench`: about 1 M nodes/s), so
+/// that a busy machine does not make the estimate short.
+pub const ADMISSION_NODES_PER_SECOND: u64 = 250_000;
+
+/// How long a search with these limits (the level's own applied) is
+/// expected to hold its slot: its time bound, or its node cap at
+/// [`ADMISSION_NODES_PER_SECOND`] if that is shorter. The deadline, if
+/// shorter, is applied by admission. It orders the search queue (shorter
+/// first) and judges admission.
+fn expected_search_time(limits: &Limits, caps: SearchCaps) -> Duration {
+    let time = limits
+        .max_time
+        .unwrap_or(UNTIMED_SEARCH_ESTIMATE)
+        .min(caps.time);
+    let nodes = limits.max_nodes.unwrap_or(u64::MAX).min(caps.nodes);
+    let node_time = Duration::from_millis(nodes.saturating_mul(1000) / ADMISSION_NODES_PER_SECOND);
+    time.min(node_time)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAPS: SearchCaps = SearchCaps {
+        depth: 32,
+        time: Duration::from_secs(10),
+        nodes: 1_000_000,
+    };
+
+    #[test]
+    fn no_limits_leave_the_level_budget() {
+        let limits = capped_limits(None, CAPS, None);
+        assert!(limits.is_unbounded());
+        let zero = pb::SearchLimits::default();
+        assert!(capped_limits(Some(&zero), CAPS, None).is_unbounded());
+    }
+
+    #[test]
+    fn zero_fields_mean_the_cap() {
+        let given = pb::SearchLimits {
+            max_depth: 4,
+            ..pb::SearchLimits::default()
+        };
+        let limits = capped_limits(Some(&given), CAPS, None);
+        assert_eq!(limits.max_depth, Some(4));
+        assert_eq!(limits.max_time, Some(Duration::from_secs(10)));
+        assert_eq!(limits.max_nodes, Some(1_000_000));
+    }
+
+    #[test]
+    fn hostile_limits_are_capped() {
+        let given = pb::SearchLimits {
+            max_depth: 1000,
+            max_time_ms: 86_400_000,
+            max_nodes: u64::MAX,
+        };
+        let limits = capped_limits(Some(&given), CAPS, None);
+        assert_eq!(limits.max_depth, Some(32));
+        assert_eq!(limits.max_time, Some(Duration::from_secs(10)));
+        assert_eq!(limits.max_nodes, Some(1_000_000));
+    }
+
+    #[test]
+    fn small_limits_stay() {
+        let given = pb::SearchLimits {
+            max_depth: 3,
+            max_time_ms: 50,
+            max_nodes: 10,
+        };
+        let limits = capped_limits(Some(&given), CAPS, None);
+        assert_eq!(limits.max_depth, Some(3));
+        assert_eq!(limits.max_time, Some(Duration::from_millis(50)));
+        assert_eq!(limits.max_nodes, Some(10));
+    }
+
+    #[test]
+    fn a_node_cap_makes_a_search_expected_shorter() {
+        let level_five = Level::new(5).expect("a level");
+        assert_eq!(
+            SearchBudget::at_level(None, level_five, CAPS, None).expected,
+            Duration::from_millis(200)
+        );
+        assert_eq!(
+            SearchBudget::at_level(None, Level::STRONGEST, CAPS, None).expected,
+            Duration::from_secs(1)
+        );
+        let long = pb::SearchLimits {
+            max_time_ms: 3000,
+            ..pb::SearchLimits::default()
+        };
+        assert_eq!(
+            SearchBudget::at_level(Some(&long), Level::STRONGEST, CAPS, None).expected,
+            Duration::from_secs(3)
+        );
+    }
+
+    #[test]
+    fn an_analysis_without_bounds_runs_to_the_caps() {
+        let budget = SearchBudget::for_analysis(None, CAPS, None);
+        assert_eq!(budget.limits.max_depth, Some(32));
+        assert_eq!(budget.limits.max_nodes, Some(1_000_000));
+        // A million nodes at the pessimistic rate: four seconds, under the 10 s cap.
+        assert_eq!(budget.expected, Duration::from_secs(4));
+    }
+
+    #[test]
+    fn the_game_length_cap_blames_the_moves_or_the_next_move() {
+        assert!(check_game_length(20, None, 20).is_ok());
+        assert!(check_game_length(19, Some("a1-a2"), 20).is_ok());
+        let too_long = check_game_length(21, Some("a1-a2"), 20).unwrap_err();
+        assert_eq!(
+            too_long.to_string(),
+            "game.moves: the game holds 21 moves; this server takes games of at most 20 moves"
+        );
+        let one_more = check_game_length(20, Some("a1-a2"), 20).unwrap_err();
+        assert_eq!(
+            one_more.to_string(),
+            "next_move: \"a1-a2\" would be move 21; this server takes games of at most 20 moves"
+        );
+        assert!(matches!(
+            one_more,
+            ServiceError::InvalidArgument { ply: Some(20), .. }
+        ));
+    }
+}

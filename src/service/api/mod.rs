@@ -1,0 +1,135 @@
+//! The API: one handler per RPC. The [`TaflService`](pb::tafl_service_server::TaflService)
+//! implementation below takes each request's [`Call`] once and hands it to
+//! its handler; the handler converts the message into rules types
+//! (`convert.rs`), does the work (searches on the pool, within `caps.rs`),
+//! and converts back; one responder maps every result to the wire
+//! (`error.rs` maps the errors).
+
+mod analyze;
+mod apply_move;
+mod call;
+mod caps;
+mod convert;
+pub(super) mod error;
+mod evaluate;
+mod legal_moves;
+mod replay;
+mod run_search;
+mod state;
+mod suggest_move;
+mod threats;
+mod validate_game;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tonic::{Request, Response, Status};
+
+use self::call::Call;
+use self::replay::{CarriesGame, moves_in, off_the_runtime};
+use crate::service::pb;
+
+pub use self::error::ServiceError;
+pub use self::state::State;
+
+/// The `tafl.v1.TaflService` implementation.
+#[derive(Clone, Debug)]
+pub struct TaflApi {
+    state: Arc<State>,
+}
+
+impl TaflApi {
+    /// The service over shared state.
+    pub fn new(state: Arc<State>) -> TaflApi {
+        TaflApi { state }
+    }
+
+    /// The one responder: takes the call's parts, runs its handler, and
+    /// maps the result to the wire.
+    async fn respond<M, R, Answer>(
+        &self,
+        request: Request<M>,
+        handler: impl FnOnce(Arc<State>, Call<M>) -> Answer,
+    ) -> Result<Response<R>, Status>
+    where
+        Answer: Future<Output = Result<R, ServiceError>>,
+    {
+        let call = Call::take(request, &self.state.config.caps);
+        handler(Arc::clone(&self.state), call)
+            .await
+            .map(Response::new)
+            .map_err(Status::from)
+    }
+
+    /// Responds to a call the rules alone answer: judged at once when its
+    /// game is short, on the replay pool when long.
+    async fn judge<M, R>(
+        &self,
+        request: Request<M>,
+        handler: fn(&State, M) -> Result<R, ServiceError>,
+    ) -> Result<Response<R>, Status>
+    where
+        M: CarriesGame + Send + 'static,
+        R: Send + 'static,
+    {
+        self.respond(request, |state, call| async move {
+            let plies = moves_in(call.message.game());
+            off_the_runtime(&state, plies, move |state| handler(state, call.message)).await
+        })
+        .await
+    }
+}
+
+#[tonic::async_trait]
+impl pb::tafl_service_server::TaflService for TaflApi {
+    async fn legal_moves(
+        &self,
+        request: Request<pb::LegalMovesRequest>,
+    ) -> Result<Response<pb::LegalMovesResponse>, Status> {
+        self.judge(request, legal_moves::handle).await
+    }
+
+    async fn apply_move(
+        &self,
+        request: Request<pb::ApplyMoveRequest>,
+    ) -> Result<Response<pb::ApplyMoveResponse>, Status> {
+        self.judge(request, apply_move::handle).await
+    }
+
+    async fn evaluate(
+        &self,
+        request: Request<pb::EvaluateRequest>,
+    ) -> Result<Response<pb::EvaluateResponse>, Status> {
+        self.respond(request, evaluate::handle).await
+    }
+
+    async fn suggest_move(
+        &self,
+        request: Request<pb::SuggestMoveRequest>,
+    ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
+        self.respond(request, suggest_move::handle).await
+    }
+
+    async fn validate_game(
+        &self,
+        request: Request<pb::ValidateGameRequest>,
+    ) -> Result<Response<pb::ValidateGameResponse>, Status> {
+        self.judge(request, validate_game::handle).await
+    }
+
+    type AnalyzeStream = analyze::AnalysisStream;
+
+    async fn analyze(
+        &self,
+        request: Request<pb::AnalyzeRequest>,
+    ) -> Result<Response<Self::AnalyzeStream>, Status> {
+        self.respond(request, analyze::handle).await
+    }
+
+    async fn threats(
+        &self,
+        request: Request<pb::ThreatsRequest>,
+    ) -> Result<Response<pb::ThreatsResponse>, Status> {
+        self.respond(request, threats::handle).await
+    }
+}

@@ -1,0 +1,62 @@
+//! A call's search on the bounded pool, stopped if the call goes away.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::rules::Game;
+use crate::search::{Level, Limits, SearchReport};
+
+use super::convert;
+use super::error::ServiceError;
+use super::state::State;
+use crate::service::exec::Admission;
+
+/// Raises a search's stop flag when dropped: a handler holds one while its
+/// search runs, so a call that goes away (cancelled by the client, or cut
+/// off by the transport at its deadline) frees its search thread.
+#[derive(Debug, Default)]
+pub struct StopOnDrop(Arc<AtomicBool>);
+
+impl StopOnDrop {
+    /// The flag the search watches.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0)
+    }
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Searches the game's position on the pool within `limits` (the caller's,
+/// capped, with the deadline), stopping if the call goes away or the server
+/// stops; returns the report and its pv as move texts with captures.
+///
+/// # Errors
+/// The pool's refusals; DEADLINE_EXCEEDED when not even depth 1 completed.
+pub async fn run_search(
+    state: &Arc<State>,
+    admission: Admission,
+    game: Game,
+    limits: Limits,
+    level: Level,
+    seed: u64,
+) -> Result<(SearchReport, Vec<String>), ServiceError> {
+    let worker = Arc::clone(state);
+    // Stops the search if this call goes away (cancelled, or cut off by its deadline).
+    let stop = StopOnDrop::default();
+    let stop_flag = stop.flag();
+    state
+        .pool
+        .run(admission, stop.flag(), move || {
+            let report = worker
+                .engine
+                .search_with_stop(&game, &limits, level, seed, &stop_flag)?;
+            let pv = convert::pv_to_proto(game.position(), &report.pv);
+            Some((report, pv))
+        })
+        .await?
+        .ok_or(ServiceError::DeadlineTooShort)
+}
