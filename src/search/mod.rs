@@ -61,7 +61,7 @@ pub use levels::Level;
 pub use limits::Limits;
 pub use network::{Network, NetworkError, Provenance};
 pub use term::Term;
-pub use threats::{Threats, threats};
+pub use threats::{Threats, threats, threats_until};
 pub use weights::{Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
