@@ -10,7 +10,7 @@ use tonic::metadata::MetadataMap;
 use super::error::ServiceError;
 use super::state::State;
 use crate::service::config::CapsConfig;
-use crate::service::exec::Admission;
+use crate::service::exec::{Admission, Work};
 use crate::service::transport::connection::connection_id;
 
 /// One request, taken apart.
@@ -36,14 +36,14 @@ impl<M> Call<M> {
         }
     }
 
-    /// Admits this call's search, expected to take `expected`, or refuses it
-    /// at once (see the search pool); done before the game is replayed, so
-    /// that a refusal costs nothing.
+    /// Admits this call's search, or refuses it at once (see the search
+    /// pool); done before the game is replayed where the work does not
+    /// depend on the position, so that a refusal costs nothing.
     ///
     /// # Errors
     /// RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED or UNAVAILABLE as the pool refuses.
-    pub fn admit(&self, state: &State, expected: Duration) -> Result<Admission, ServiceError> {
-        Ok(state.pool.admit(self.connection, expected, self.deadline)?)
+    pub fn admit(&self, state: &State, work: Work) -> Result<Admission, ServiceError> {
+        Ok(state.pool.admit(self.connection, work, self.deadline)?)
     }
 }
 
