@@ -152,6 +152,13 @@ pub enum ServiceError {
         retry_after: std::time::Duration,
     },
 
+    /// The server holds as many open calls as it takes.
+    #[error("the server is busy: it holds as many open calls as it takes; try again later")]
+    BusyCalls {
+        /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).
+        retry_after: std::time::Duration,
+    },
+
     /// Not even a depth-1 search fits the call's deadline.
     #[error("the deadline leaves no time for even a depth-1 search")]
     DeadlineTooShort,
@@ -211,7 +218,8 @@ impl ServiceError {
             ServiceError::GameOver { .. } => Some(Reason::GameOver),
             ServiceError::Busy { .. }
             | ServiceError::BusyReading { .. }
-            | ServiceError::BusySending { .. } => Some(Reason::Overloaded),
+            | ServiceError::BusySending { .. }
+            | ServiceError::BusyCalls { .. } => Some(Reason::Overloaded),
             ServiceError::DeadlineTooShort | ServiceError::DeadlineExpired => {
                 Some(Reason::DeadlineExceeded)
             }
@@ -235,7 +243,8 @@ impl ServiceError {
             ServiceError::GameOver { .. } => Code::FailedPrecondition,
             ServiceError::Busy { .. }
             | ServiceError::BusyReading { .. }
-            | ServiceError::BusySending { .. } => Code::ResourceExhausted,
+            | ServiceError::BusySending { .. }
+            | ServiceError::BusyCalls { .. } => Code::ResourceExhausted,
             ServiceError::DeadlineTooShort | ServiceError::DeadlineExpired => {
                 Code::DeadlineExceeded
             }
@@ -307,7 +316,8 @@ impl From<ServiceError> for Status {
             }
             ServiceError::Busy { retry_after, .. }
             | ServiceError::BusyReading { retry_after }
-            | ServiceError::BusySending { retry_after } => {
+            | ServiceError::BusySending { retry_after }
+            | ServiceError::BusyCalls { retry_after } => {
                 error_info(&mut details, Reason::Overloaded, None, None);
                 details.set_retry_info(Some(retry_after));
                 let mut status = Status::with_error_details(code, message, details);

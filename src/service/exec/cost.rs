@@ -68,9 +68,13 @@ impl CostModel {
 
     /// A search of `class` held its slot for `took` (at most `bound`, the
     /// longest it could have been given, so one stalled thread cannot make a
-    /// class look endless).
-    pub fn record(&mut self, class: CostClass, took: Duration, bound: Duration) {
-        let took = took.min(bound);
+    /// class look endless). A search its deadline `cut` short would have
+    /// taken longer: it can only raise the estimate.
+    pub fn record(&mut self, class: CostClass, took: Duration, bound: Duration, cut: bool) {
+        let mut took = took.min(bound);
+        if cut && let Some(&mean) = self.means.get(&class) {
+            took = took.max(mean);
+        }
         self.means
             .entry(class)
             .and_modify(|mean| {
@@ -91,11 +95,16 @@ mod tests {
         let mut costs = CostModel::default();
         let class = CostClass::threats(13, 37);
         assert_eq!(costs.estimate(class, 50 * MS), 50 * MS);
-        costs.record(class, 95 * MS, 10_000 * MS);
+        costs.record(class, 95 * MS, 10_000 * MS, false);
         assert_eq!(costs.estimate(class, 50 * MS), 95 * MS);
+        // One cut short by its deadline says only that it would have taken longer.
+        costs.record(class, 30 * MS, 10_000 * MS, true);
+        assert_eq!(costs.estimate(class, 50 * MS), 95 * MS);
+        costs.record(class, 175 * MS, 10_000 * MS, true);
+        assert_eq!(costs.estimate(class, 50 * MS), 105 * MS);
         // An eighth of the way to each new sample.
-        costs.record(class, 15 * MS, 10_000 * MS);
-        assert_eq!(costs.estimate(class, 50 * MS), 85 * MS);
+        costs.record(class, 25 * MS, 10_000 * MS, false);
+        assert_eq!(costs.estimate(class, 50 * MS), 95 * MS);
         // Other classes keep their prior.
         assert_eq!(costs.estimate(CostClass::threats(9, 37), 50 * MS), 50 * MS);
     }
@@ -104,7 +113,7 @@ mod tests {
     fn a_sample_counts_at_most_its_bound() {
         let mut costs = CostModel::default();
         let class = CostClass::node_capped(Some(3), 50_000);
-        costs.record(class, Duration::from_secs(3600), 200 * MS);
+        costs.record(class, Duration::from_secs(3600), 200 * MS, false);
         assert_eq!(costs.estimate(class, MS), 200 * MS);
     }
 

@@ -159,6 +159,8 @@ struct Entry {
     /// Past this the search would have too little of its time left: it is
     /// refused rather than started.
     latest_start: Option<Instant>,
+    /// Its call's deadline: a search still running then was cut short.
+    deadline: Option<Instant>,
     stage: Stage,
 }
 
@@ -261,6 +263,7 @@ impl Scheduler {
             expected,
             rank: now + expected + backlog,
             latest_start,
+            deadline,
             stage: Stage::Waiting,
         });
         let start = self.simulated_start(Some(id), now);
@@ -310,15 +313,16 @@ impl Scheduler {
     }
 
     /// The search leaves the book (finished, failed or its caller gone);
-    /// when it ran to its end, what it took is learned for its class.
-    /// Returns the searches that got its slot.
+    /// when it ran to its end (or its deadline's), what it took is learned
+    /// for its class. Returns the searches that got its slot.
     pub fn leave(&mut self, id: SearchId, now: Instant, ran_to_end: bool) -> Vec<SearchId> {
         if let Some(entry) = self.entry(id)
             && let (Stage::Running(started), Some(class), true) =
                 (entry.stage, entry.class, ran_to_end)
         {
+            let cut = entry.deadline.is_some_and(|deadline| now >= deadline);
             let bound = entry.bound;
-            self.costs.record(class, now - started, bound);
+            self.costs.record(class, now - started, bound, cut);
         }
         self.remove(id.0);
         self.dispatch(now)
