@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod analysis_progress;
 mod analyze;
 mod endings;
 mod error_info;
