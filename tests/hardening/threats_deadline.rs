@@ -11,6 +11,7 @@ use prost::Message;
 use tafl::service::pb::{EvaluateRequest, SearchLimits, ThreatsRequest};
 use tonic::Code;
 
+use crate::common::costly_threats::costly_threats_game;
 use crate::common::raw_h2::grpc_call;
 
 const FULL_PROOFS: usize = 10;
@@ -30,7 +31,7 @@ async fn a_costly_threats_with_a_short_deadline_ends_in_time_and_frees_its_slot(
         "0",
     ]);
     let request = ThreatsRequest {
-        game: Some(crate::costly_threats_game()),
+        game: Some(costly_threats_game()),
     };
     // What a whole proof costs the server.
     let mut client = crate::client(server.addr).await;
