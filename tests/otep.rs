@@ -250,6 +250,20 @@ fn opentafls_encirclement_is_played_and_judged_in_its_fetlar() {
     engine.send(&["goodbye"]);
     assert!(engine.wait().success());
 
+    // As the defenders: every king move inside the ring lets h3-e3 close
+    // it (and Fetlar's search knows nothing of it), so the king leaves.
+    let mut engine = Engine::start();
+    assert_eq!(engine.reply(), "hello");
+    engine.send(&[&RING.replace("atkf:y", "atkf:n"), "play defenders"]);
+    assert_eq!(engine.reply(), "status tafl plays fetlar 9x9");
+    let reply = engine.reply();
+    assert!(
+        ["move e5-e3", "move e5-e2", "move e5-e1"].contains(&reply.as_str()),
+        "{reply}"
+    );
+    engine.send(&["goodbye"]);
+    assert!(engine.wait().success());
+
     // OpenTafl's attackers close it: its attackers' win is tafl's too.
     let mut engine = Engine::start();
     assert_eq!(engine.reply(), "hello");

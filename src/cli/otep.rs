@@ -285,26 +285,30 @@ impl HostedGame {
                 && !status.is_over()
                 && self.encircling_reply(&line)
             {
-                let encircled = Status::Won {
-                    winner: Side::Attackers,
-                    reason: EndReason::Encircled,
-                };
-                fixed.push((mv, worth(encircled, mover, 2)));
+                fixed.push((mv, worth(ENCIRCLED, mover, 2)));
             }
         }
         fixed
     }
 
-    /// Whether the side to move on `line` can end the game at once by a
-    /// rule of OpenTafl's that tafl's ruleset lacks.
+    /// Whether the attackers, to move on `line`, can encircle the
+    /// defenders by OpenTafl's rules.
     fn encircling_reply(&self, line: &LookAhead<'_>) -> bool {
         line.position().legal_moves().iter().any(|&reply| {
             let mut next = line.clone();
-            next.play(reply)
-                .is_ok_and(|played| self.host.judge(next.position(), &played) != played.status)
+            next.play(reply).is_ok_and(|played| {
+                played.status == Status::Ongoing
+                    && self.host.judge(next.position(), &played) == ENCIRCLED
+            })
         })
     }
 }
+
+/// The attackers' win by encircling every defender.
+const ENCIRCLED: Status = Status::Won {
+    winner: Side::Attackers,
+    reason: EndReason::Encircled,
+};
 
 /// A game's end as a search scores it for `side`, `plies` ahead.
 fn worth(status: Status, side: Side, plies: i32) -> Score {
