@@ -37,6 +37,19 @@ impl Engine {
         }
     }
 
+    /// A started engine that has said hello.
+    fn greeted() -> Engine {
+        let engine = Engine::start();
+        assert_eq!(engine.reply(), "hello");
+        engine
+    }
+
+    /// Says goodbye, which ends the engine with stdin still open.
+    fn goodbye(mut self) {
+        self.send(&["goodbye"]);
+        assert!(self.wait().success());
+    }
+
     /// Sends host lines, as OpenTafl does, without closing stdin.
     fn send(&mut self, lines: &[&str]) {
         for line in lines {
@@ -91,8 +104,7 @@ const RULES: &str = "rules dim:9 name:Test tfr:w sw:s efe:y \
 
 #[test]
 fn a_scripted_game_with_captures_on_both_sides() {
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[
         "hello",
         RULES,
@@ -150,8 +162,7 @@ fn nothing_but_hello_before_the_host_connects_the_game() {
         "play defenders",
         "opponent-move a3-a2 /2T6/t1tT5/1TT6/T8/4K4/9/9/9/9/",
     ] {
-        let mut engine = Engine::start();
-        assert_eq!(engine.reply(), "hello");
+        let mut engine = Engine::greeted();
         engine.send(&[RULES, first]);
         assert_eq!(
             engine.reply(),
@@ -190,23 +201,20 @@ const EIGHT_PLIES: &str = "opponent-move a3-b3|e5-e6|b3-b2|e6-e5|b2-b3|e5-e6|b3-
 fn the_engine_never_makes_the_third_repetition_that_loses_it() {
     // tafl's own Copenhagen rule gives the attackers the third repetition,
     // whoever makes it; OpenTafl's gives it to the other side.
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[SHUTTLE, EIGHT_PLIES, "play attackers"]);
     assert_eq!(engine.reply(), "status tafl plays copenhagen 9x9");
     let reply = engine.reply();
     assert!(reply.starts_with("move b2-"), "{reply}");
     assert_ne!(reply, "move b2-b3");
-    engine.send(&["goodbye"]);
-    assert!(engine.wait().success());
+    engine.goodbye();
 }
 
 #[test]
 fn the_third_repetition_is_judged_as_the_host_judges_it() {
     // The attackers (OpenTafl's side here) make the third repetition: by
     // tfr:w the defenders win, and the engine agrees in silence.
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[
         SHUTTLE,
         EIGHT_PLIES,
@@ -216,8 +224,7 @@ fn the_third_repetition_is_judged_as_the_host_judges_it() {
     assert_eq!(engine.close(), ["status tafl plays copenhagen 9x9"]);
 
     // Had OpenTafl said the attackers won, the engine would say otherwise.
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[
         SHUTTLE,
         "opponent-move a3-b3|e5-e6|b3-b2|e6-e5|b2-b3|e5-e6|b3-b2|e6-e5|b2-b3 \
@@ -242,18 +249,15 @@ const RING: &str = "rules dim:9 name:Fetlar atkf:y nj:n cj:n \
 
 #[test]
 fn opentafls_encirclement_is_played_and_judged_in_its_fetlar() {
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[RING, "play attackers"]);
     assert_eq!(engine.reply(), "status tafl plays fetlar 9x9");
     assert_eq!(engine.reply(), "move h3-e3");
-    engine.send(&["goodbye"]);
-    assert!(engine.wait().success());
+    engine.goodbye();
 
     // As the defenders: every king move inside the ring lets h3-e3 close
     // it (and Fetlar's search knows nothing of it), so the king leaves.
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[&RING.replace("atkf:y", "atkf:n"), "play defenders"]);
     assert_eq!(engine.reply(), "status tafl plays fetlar 9x9");
     let reply = engine.reply();
@@ -261,12 +265,10 @@ fn opentafls_encirclement_is_played_and_judged_in_its_fetlar() {
         ["move e5-e3", "move e5-e2", "move e5-e1"].contains(&reply.as_str()),
         "{reply}"
     );
-    engine.send(&["goodbye"]);
-    assert!(engine.wait().success());
+    engine.goodbye();
 
     // OpenTafl's attackers close it: its attackers' win is tafl's too.
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[
         RING,
         "opponent-move h3-e3 /9/9/4t4/3t1t3/2t1K1t2/3t1t3/4t4/9/9/",
@@ -291,8 +293,7 @@ fn the_rules_records_in_the_guide_are_answered_as_it_says() {
         })
         .collect();
     assert!(rows.len() >= 8, "the guide's table: {rows:?}");
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     // A clock first, so that every answer comes at once.
     engine.send(&["clock 60000 60000 0 0 0"]);
     for (record, outcome) in rows {
@@ -310,14 +311,12 @@ fn the_rules_records_in_the_guide_are_answered_as_it_says() {
             ),
         }
     }
-    engine.send(&["goodbye"]);
-    assert!(engine.wait().success());
+    engine.goodbye();
 }
 
 #[test]
 fn bad_lines_and_absurd_clocks_are_answered_and_the_session_goes_on() {
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[RULES, "clock 60000 60000 0 0 0"]);
     assert_eq!(engine.reply(), "status tafl plays copenhagen 9x9");
     engine.send_bytes(b"play \xffattackers\n");
@@ -349,14 +348,12 @@ fn bad_lines_and_absurd_clocks_are_answered_and_the_session_goes_on() {
         engine.reply(),
         "error 0 ignored the clock: 18446744073709551615 s of overtime is more than a day"
     );
-    engine.send(&["goodbye"]);
-    assert!(engine.wait().success());
+    engine.goodbye();
 }
 
 #[test]
 fn a_move_tafl_would_not_allow_is_a_critical_error() {
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[
         RULES,
         "side defenders",
@@ -370,14 +367,12 @@ fn a_move_tafl_would_not_allow_is_a_critical_error() {
         reply.starts_with("error -1 the opponent's move c2-h2: "),
         "{reply}"
     );
-    engine.send(&["goodbye"]);
-    assert!(engine.wait().success());
+    engine.goodbye();
 }
 
 #[test]
 fn a_board_that_differs_from_tafls_is_a_critical_error() {
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[
         RULES,
         // a3-a2 played, but the host's board kept b2: its rules differ.
@@ -395,14 +390,12 @@ fn a_board_that_differs_from_tafls_is_a_critical_error() {
         engine.reply(),
         "error -1 no game: no rules tafl plays came, or an error ended the game"
     );
-    drop(engine.stdin);
-    assert!(engine.child.wait().unwrap().success());
+    assert_eq!(engine.close(), Vec::<String>::new());
 }
 
 #[test]
 fn rules_tafl_does_not_play_are_refused_with_the_reason() {
-    let mut engine = Engine::start();
-    assert_eq!(engine.reply(), "hello");
+    let mut engine = Engine::greeted();
     engine.send(&[
         "clock 60000 60000 0 0 0",
         // OpenTafl's Brandub: a 7x7 board.
