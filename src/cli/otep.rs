@@ -6,7 +6,9 @@
 //! own game to search from, and checks it against every board OpenTafl
 //! sends: if the two ever disagree, the rules differ somewhere, and the
 //! engine says so with a critical error instead of playing on a board that
-//! is not the real one.
+//! is not the real one. Where the record OpenTafl sent ends a game
+//! otherwise than tafl's ruleset (its repetition rule, its encirclement),
+//! the engine judges the game, and chooses its moves, as OpenTafl does.
 
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::AtomicBool;
