@@ -73,9 +73,9 @@ impl Accumulator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::splitmix;
     use crate::rules::{BoardSize, Rules, Variant};
     use crate::search::train::FloatNetwork;
-    use crate::search::tt::splitmix;
 
     /// Random games on every variant: after every move (and every pass) the incremental accumulator
     /// equals the one summed from scratch.

@@ -26,9 +26,9 @@ use super::limits::Clock;
 use super::network::Network;
 use super::ordering::{HISTORY_LEN, MovePicker, history_index};
 use super::params::*;
-use super::tt::{Bound, Entry, Table, splitmix};
+use super::tt::{Bound, Entry, Table};
 use super::weights::Weights;
-use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status};
+use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status, splitmix};
 
 /// Scratch memory reused by one search at a time: the table, the history and the network's
 /// accumulators by ply.

@@ -42,8 +42,8 @@ use std::sync::{Arc, mpsc};
 
 use super::board::Board;
 use super::params::WIN_BOUND;
-use super::tt::splitmix;
 use super::{Engine, EngineConfig, Level, Limits, Network};
+use crate::rules::splitmix;
 use crate::rules::{
     BoardSize, Game, GameRecord, Move, Position, RecordedResult, Rules, Side, Square, Status,
     Variant,

@@ -423,10 +423,10 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::splitmix;
     use crate::rules::{Position, Rules};
     use crate::search::accumulator::Accumulator;
     use crate::search::train::FloatNetwork;
-    use crate::search::tt::splitmix;
 
     fn provenance() -> Provenance {
         Provenance {

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
-use super::tt::splitmix;
+use crate::rules::splitmix;
 use crate::rules::{Game, GameRecord, Move, Rules, Variant};
 
 /// Plies of a real game an opening keeps when the caller fixes none: opening

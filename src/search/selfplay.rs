@@ -14,8 +14,8 @@
 use std::time::Duration;
 
 pub use super::openings::{Openings, OpeningsError};
-use super::tt::splitmix;
 use super::{Engine, Level, Limits};
+use crate::rules::splitmix;
 use crate::rules::{Game, Move, RecordedResult, Side, Status};
 
 /// How one side of a match searches.

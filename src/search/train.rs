@@ -17,7 +17,7 @@ use super::datagen::{Record, pieces};
 use super::network::{
     HIDDEN, Network, Provenance, WEIGHT_CLIP, input_count, input_index, side_index,
 };
-use super::tt::splitmix;
+use crate::rules::splitmix;
 use crate::rules::{Position, Side, Square, Variant};
 
 /// How to train.
