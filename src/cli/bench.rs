@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use tafl::lab::bench::{BENCH_DEPTH, positions};
 use tafl::rules::Game;
-use tafl::search::bench::{BENCH_DEPTH, positions};
 use tafl::search::{Engine, EngineConfig, Level, Limits, Network};
 
 /// `tafl bench` arguments.

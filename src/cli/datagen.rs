@@ -1,14 +1,14 @@
 //! `tafl datagen`: self-play training data for the evaluation network, appended to a file
-//! (the format: `tafl::search::datagen`). A file cut short resumes at the first game it lacks.
+//! (the format: `tafl::lab::datagen::Record`). A file cut short resumes at the first game it lacks.
 
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
+use tafl::lab::datagen::{self, DatagenConfig, GameData, Source};
 use tafl::rules::{GameRecord, Rules, Variant};
 use tafl::search::EngineConfig;
-use tafl::search::datagen::{self, DatagenConfig, GameData, Source};
 
 use super::VariantArgs;
 

@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::VariantArgs;
-use super::remote_player::RemotePlayer;
-use tafl::rules::{GameRecord, Variant};
-use tafl::search::selfplay::{
+use super::remote_player::{RemotePlayer, Unreachable};
+use tafl::lab::matchplay::{
     Contestant, Ending, EnginePlayer, MatchSummary, Openings, OpeningsError, Player, a_attacks,
     elo, play_game,
 };
+use tafl::rules::{GameRecord, Variant};
 use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
 
 /// `tafl match` arguments.
@@ -100,8 +100,8 @@ pub enum MatchError {
     ServerWithEvaluation(String),
     #[error("player {0:?}: server= takes http://HOST:PORT")]
     BadServer(String),
-    #[error("cannot reach the server {server}: {reason}")]
-    Unreachable { server: String, reason: String },
+    #[error(transparent)]
+    Unreachable(#[from] Unreachable),
     #[error("openings file {path}: {reason}")]
     OpeningsFile { path: String, reason: String },
     #[error(transparent)]
