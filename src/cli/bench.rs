@@ -29,7 +29,12 @@ pub struct BenchArgs {
 /// # Errors
 /// The network file cannot be read.
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    let network = args.net.as_deref().map(super::load_network).transpose()?;
+    let network = args
+        .net
+        .as_deref()
+        .map(Network::read_file)
+        .transpose()?
+        .map(Arc::new);
     let games = positions();
     let (nodes, nodes_per_second) = search_all(args, &games, None);
     println!("{nodes} nodes {nodes_per_second:.0} nps");

@@ -3,12 +3,13 @@
 
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
 use tafl::lab::datagen::{self, DatagenConfig, GameData, Source};
 use tafl::rules::{GameRecord, Rules, Variant};
-use tafl::search::EngineConfig;
+use tafl::search::{EngineConfig, Network};
 
 use super::VariantArgs;
 
@@ -112,7 +113,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         hash_mb: args.hash_mb,
         network: match &args.net {
             _ if args.classic => None,
-            Some(path) => Some(super::load_network(path)?),
+            Some(path) => Some(Arc::new(Network::read_file(path)?)),
             None => EngineConfig::default().network,
         },
     };

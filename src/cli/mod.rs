@@ -75,14 +75,6 @@ impl Cli {
     }
 }
 
-/// A network file, read and checked.
-fn load_network(path: &std::path::Path) -> anyhow::Result<std::sync::Arc<tafl::search::Network>> {
-    let bytes = std::fs::read(path).with_context(|| format!("network file {}", path.display()))?;
-    let network = tafl::search::Network::from_bytes(&bytes)
-        .with_context(|| format!("network file {}", path.display()))?;
-    Ok(std::sync::Arc::new(network))
-}
-
 /// `--rules` and `--size`: the variant a command plays.
 #[derive(Clone, Debug, clap::Args)]
 pub struct VariantArgs {

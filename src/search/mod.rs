@@ -44,7 +44,7 @@ use std::time::Duration;
 
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use eval::classic::{Term, Weights, WeightsError, evaluate};
-pub use eval::nnue::{Network, NetworkError, Provenance};
+pub use eval::nnue::{Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Provenance};
 pub use levels::Level;
 pub use limits::Limits;
 pub use threats::{Threats, threats};

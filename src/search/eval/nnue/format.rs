@@ -1,4 +1,4 @@
-//! The network file format.
+//! The network file format, and reading a network file.
 //!
 //! # The file format (all integers little-endian)
 //!
@@ -19,17 +19,24 @@
 //! | 4 × 2 | output biases, `i32`, same order |
 //! | 8 | FNV-1a 64 of every byte before it |
 
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
 use super::features::input_count;
 use super::network::{
     HIDDEN, INPUT_WEIGHT_LIMIT, Network, OUTPUT_BIAS_LIMIT, OUTPUT_WEIGHT_LIMIT, Provenance, QA, QB,
 };
-use crate::rules::{BoardSize, BySide, Rules, Variant};
+use crate::rules::{BoardSize, BySide, MAX_BOARD_SIZE, Rules, Variant};
 
 /// The file's first bytes.
 pub const MAGIC: [u8; 8] = *b"TAFLNNUE";
 pub const VERSION: u16 = 1;
 /// Longest provenance text, bytes.
 pub const MAX_PROVENANCE: usize = 64 * 1024;
+/// Bytes before the provenance text: magic, version, variant, architecture, scale, generation,
+/// validation loss, the text's length.
+const HEADER_BYTES: usize = 8 + 2 + 1 + 1 + 4 + 4 + 2 + 2 + 4 + 4 + 4 + 4;
 
 /// Why a network file was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -63,6 +70,35 @@ pub enum NetworkError {
     #[error("a scale of 0")]
     ZeroScale,
 }
+
+/// A network file [`Network::read_file`] did not take: which file, and why.
+#[derive(Debug)]
+pub struct NetworkFileError {
+    pub path: PathBuf,
+    pub kind: NetworkFileErrorKind,
+}
+
+/// Why a network file was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkFileErrorKind {
+    #[error("{0}")]
+    Unreadable(std::io::Error),
+    #[error(
+        "more than {} bytes, larger than any network file",
+        Network::MAX_FILE_BYTES
+    )]
+    TooLarge,
+    #[error(transparent)]
+    Refused(#[from] NetworkError),
+}
+
+impl fmt::Display for NetworkFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "network file {}: {}", self.path.display(), self.kind)
+    }
+}
+
+impl std::error::Error for NetworkFileError {}
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
@@ -117,6 +153,12 @@ impl<'a> Reader<'a> {
 }
 
 impl Network {
+    /// The largest network file: the largest board's, with the longest provenance text.
+    pub const MAX_FILE_BYTES: usize = {
+        let size = MAX_BOARD_SIZE as usize;
+        HEADER_BYTES + MAX_PROVENANCE + 2 * (3 * size * size + 3) * HIDDEN + 4 * 2 + 8
+    };
+
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(64 + 2 * self.input_weights.len());
@@ -240,6 +282,30 @@ impl Network {
         }
         Ok(network)
     }
+
+    /// Reads and checks the network file at `path`, reading no more than
+    /// [`Network::MAX_FILE_BYTES`] and one byte (so a device that never ends, or a huge file, is
+    /// refused at once).
+    ///
+    /// # Errors
+    /// [`NetworkFileError`], naming the file, for anything but a network this build runs.
+    pub fn read_file(path: &Path) -> Result<Network, NetworkFileError> {
+        let refused = |kind| NetworkFileError {
+            path: path.to_path_buf(),
+            kind,
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| {
+                file.take(Network::MAX_FILE_BYTES as u64 + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(|error| refused(NetworkFileErrorKind::Unreadable(error)))?;
+        if bytes.len() > Network::MAX_FILE_BYTES {
+            return Err(refused(NetworkFileErrorKind::TooLarge));
+        }
+        Network::from_bytes(&bytes).map_err(|error| refused(error.into()))
+    }
 }
 
 #[cfg(test)]
@@ -342,5 +408,47 @@ mod tests {
             Network::from_bytes(&resealed(wild)),
             Err(NetworkError::WeightOutOfRange)
         );
+    }
+
+    #[test]
+    fn a_network_file_is_read_up_to_the_largest_size_and_named_when_refused() {
+        let path = std::env::temp_dir().join(format!("tafl-net-{}.nnue", std::process::id()));
+        std::fs::write(&path, network().to_bytes()).expect("a temporary file");
+        let read = Network::read_file(&path);
+        std::fs::remove_file(&path).expect("remove the temporary file");
+        assert_eq!(read.expect("our own file"), network());
+        // A device that never ends is refused after the largest size and a byte.
+        let endless = Network::read_file(Path::new("/dev/zero")).expect_err("no network");
+        assert!(
+            matches!(endless.kind, NetworkFileErrorKind::TooLarge),
+            "{endless}"
+        );
+        assert_eq!(
+            endless.to_string(),
+            format!(
+                "network file /dev/zero: more than {} bytes, larger than any network file",
+                Network::MAX_FILE_BYTES
+            )
+        );
+        let missing = Network::read_file(Path::new("/nonexistent/net.nnue")).expect_err("no file");
+        assert!(
+            matches!(missing.kind, NetworkFileErrorKind::Unreadable(_)),
+            "{missing}"
+        );
+        assert!(
+            missing
+                .to_string()
+                .starts_with("network file /nonexistent/net.nnue: ")
+        );
+        // The largest board with the longest text is exactly the largest file.
+        let largest = Network::seeded(
+            Variant::new(Rules::Copenhagen, BoardSize::Thirteen),
+            1,
+            Provenance {
+                text: "x".repeat(MAX_PROVENANCE),
+                ..provenance()
+            },
+        );
+        assert_eq!(largest.to_bytes().len(), Network::MAX_FILE_BYTES);
     }
 }

@@ -28,7 +28,7 @@ mod format;
 mod network;
 
 pub(crate) use accumulator::Accumulator;
-pub use format::NetworkError;
+pub use format::{NetworkError, NetworkFileError, NetworkFileErrorKind};
 pub(crate) use network::HIDDEN;
 pub use network::{Network, Provenance};
 // What training builds a network from (`crate::lab::train`): compiled with the lab only.
