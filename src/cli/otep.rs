@@ -232,13 +232,6 @@ impl Clock {
     }
 }
 
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Attackers => "attackers",
-        Side::Defenders => "defenders",
-    }
-}
-
 /// The game the engine plays, and how it stands by the rules OpenTafl sent
 /// (which may end it where tafl's ruleset does not, or otherwise).
 #[derive(Clone, Debug)]
@@ -533,10 +526,9 @@ impl Session {
             ));
         }
         let to_move = hosted.game.position().side_to_move();
-        if side != side_name(to_move) {
+        if side != to_move.to_string() {
             return Reply::Fail(format!(
-                "asked to play the {side}, but by tafl's board the {} are to move",
-                side_name(to_move)
+                "asked to play the {side}, but by tafl's board the {to_move} are to move"
             ));
         }
         let started = Instant::now();
