@@ -16,7 +16,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use tafl::rules::{
-    EndReason, Game, GameError, LookAhead, Move, PlayedMove, Position, Side, Status,
+    BySide, EndReason, Game, GameError, LookAhead, Move, PlayedMove, Position, Side, Status,
 };
 use tafl::search::{Engine, EngineConfig, Level, Limits, MAX_LINES, Score};
 
@@ -142,11 +142,11 @@ fn read_lines(mut input: impl BufRead, lines: &Sender<Input>) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Clock {
     /// Main time left, or what is left of the current overtime period.
-    left: [Duration; 2],
+    left: BySide<Duration>,
     /// Whether `left` is an overtime period's.
-    in_overtime: [bool; 2],
+    in_overtime: BySide<bool>,
     overtime: Duration,
-    overtimes: [u32; 2],
+    overtimes: BySide<u32>,
 }
 
 impl Clock {
@@ -191,25 +191,33 @@ impl Clock {
         }
         let overtimes = |index| count(index).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
         Ok(Some(Clock {
-            left: [attackers, defenders],
-            in_overtime: [attackers_overtime, defenders_overtime],
+            left: BySide {
+                attackers,
+                defenders,
+            },
+            in_overtime: BySide {
+                attackers: attackers_overtime,
+                defenders: defenders_overtime,
+            },
             overtime,
-            overtimes: [overtimes(1)?, overtimes(2)?],
+            overtimes: BySide {
+                attackers: overtimes(1)?,
+                defenders: overtimes(2)?,
+            },
         }))
     }
 
     /// The soft budget for one move of `side`, and the latest it may end.
     fn budget(&self, side: Side) -> (Duration, Duration) {
-        let index = side_index(side);
-        let left = self.left[index];
-        let overtime = if self.overtimes[index] > 0 {
+        let left = self.left[side];
+        let overtime = if self.overtimes[side] > 0 {
             self.overtime
         } else {
             Duration::ZERO
         };
         // In an overtime period: half of it. In main time: a fortieth of
         // it, plus most of an overtime period that would refill anyway.
-        let soft = if self.in_overtime[index] {
+        let soft = if self.in_overtime[side] {
             left / 2
         } else {
             left / 40 + overtime * 3 / 4
@@ -221,20 +229,6 @@ impl Clock {
             .saturating_sub(CLOCK_MARGIN)
             .clamp(soft, soft * 2);
         (soft, hard)
-    }
-}
-
-fn side_index(side: Side) -> usize {
-    match side {
-        Side::Attackers => 0,
-        Side::Defenders => 1,
-    }
-}
-
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Attackers => "attackers",
-        Side::Defenders => "defenders",
     }
 }
 
@@ -532,10 +526,9 @@ impl Session {
             ));
         }
         let to_move = hosted.game.position().side_to_move();
-        if side != side_name(to_move) {
+        if side != to_move.to_string() {
             return Reply::Fail(format!(
-                "asked to play the {side}, but by tafl's board the {} are to move",
-                side_name(to_move)
+                "asked to play the {side}, but by tafl's board the {to_move} are to move"
             ));
         }
         let started = Instant::now();
@@ -751,11 +744,26 @@ mod tests {
         let clock = clock("60000 30000* 10 2 1");
         assert_eq!(
             clock.left,
-            [Duration::from_secs(60), Duration::from_secs(30)]
+            BySide {
+                attackers: Duration::from_secs(60),
+                defenders: Duration::from_secs(30)
+            }
         );
-        assert_eq!(clock.in_overtime, [false, true]);
+        assert_eq!(
+            clock.in_overtime,
+            BySide {
+                attackers: false,
+                defenders: true
+            }
+        );
         assert_eq!(clock.overtime, Duration::from_secs(10));
-        assert_eq!(clock.overtimes, [2, 1]);
+        assert_eq!(
+            clock.overtimes,
+            BySide {
+                attackers: 2,
+                defenders: 1
+            }
+        );
         // Main time: a fortieth of it plus three quarters of an overtime.
         assert_eq!(
             clock.budget(Side::Attackers),

@@ -3,11 +3,11 @@
 
 use super::bitboard::Bitboard;
 use super::capture::STEPS;
+use super::piece::Piece;
 use super::position::Position;
 use super::side::Side;
 use super::square::Square;
 use super::status::{EndReason, Status};
-use super::zobrist::Piece;
 
 impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the

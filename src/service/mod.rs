@@ -250,13 +250,10 @@ fn eval_network(config: &Config) -> Result<Option<Arc<crate::search::Network>>, 
     let Some(path) = &config.exec.eval_net else {
         return Ok(None);
     };
-    let refused = |reason: String| ServeError::Network {
-        path: path.clone(),
-        reason,
-    };
-    let bytes = std::fs::read(path).map_err(|error| refused(error.to_string()))?;
-    let network =
-        crate::search::Network::from_bytes(&bytes).map_err(|error| refused(error.to_string()))?;
+    let network = crate::search::Network::read_file(path).map_err(|error| ServeError::Network {
+        path: error.path,
+        reason: error.kind.to_string(),
+    })?;
     Ok(Some(Arc::new(network)))
 }
 
