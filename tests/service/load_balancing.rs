@@ -120,7 +120,7 @@ impl Drop for Replica {
 /// change names the exact text it replaces, so a reshaped config fails here
 /// loudly instead of being tested in part.
 fn local_config(dir: &Path, listen: SocketAddr, replicas: &[SocketAddr]) -> String {
-    let shipped = include_str!("../deploy/nginx.conf");
+    let shipped = include_str!("../../deploy/nginx.conf");
     let dir = dir.display();
     let servers: String = replicas
         .iter()
@@ -161,7 +161,7 @@ fn local_config(dir: &Path, listen: SocketAddr, replicas: &[SocketAddr]) -> Stri
     for (from, to) in changes {
         assert!(
             config.contains(&from),
-            "deploy/nginx.conf no longer has {from:?}: update tests/load_balancing.rs"
+            "deploy/nginx.conf no longer has {from:?}: update tests/service/load_balancing.rs"
         );
         config = config.replace(&from, &to);
     }
