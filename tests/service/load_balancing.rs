@@ -287,6 +287,8 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
         );
         return;
     };
+    // Three replicas and nginx load both cores: not beside the tests that time calls.
+    let _heavy = crate::common::server::HEAVY.lock().await;
     let mut replicas: Vec<Replica> = (0..3).map(|_| Replica::start()).collect();
     let addrs: Vec<SocketAddr> = replicas.iter().map(|replica| replica.addr).collect();
     let (nginx, listen) = Nginx::start(&nginx_binary, &addrs);
