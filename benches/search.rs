@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tafl::search::bench::positions;
+use tafl::lab::bench::positions;
 use tafl::search::{Engine, EngineConfig, Level, Limits, evaluate};
 
 fn evaluation(c: &mut Criterion) {

@@ -48,8 +48,8 @@ for game in "--rules tablut --plies 200" "--rules copenhagen --plies 30"; do
     target/release/examples/client --addr "http://$addr" $game | tee target/client-rust.out
     echo "== Python client: examples/python/client.py $game"
     "$venv/bin/python" examples/python/client.py --addr "$addr" $game | tee target/client-python.out
-    echo "== TypeScript client: node examples/node/dist/src/client.js $game"
-    node examples/node/dist/src/client.js --addr "$addr" $game | tee target/client-node.out
+    echo "== TypeScript client: npm --prefix examples/node start -- $game"
+    npm --prefix examples/node --silent start -- --addr "$addr" $game | tee target/client-node.out
     for other in python node; do
         diff <(grep -E '^(ply|game over)' target/client-rust.out) <(grep -E '^(ply|game over)' "target/client-$other.out")
     done

@@ -28,6 +28,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "lab")]
+pub mod lab;
 pub mod rules;
 pub mod search;
 #[cfg(feature = "service")]

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use tafl::lab::bench::{BENCH_DEPTH, positions};
 use tafl::rules::Game;
-use tafl::search::bench::{BENCH_DEPTH, positions};
 use tafl::search::{Engine, EngineConfig, Level, Limits, Network};
 
 /// `tafl bench` arguments.
@@ -29,7 +29,12 @@ pub struct BenchArgs {
 /// # Errors
 /// The network file cannot be read.
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    let network = args.net.as_deref().map(super::load_network).transpose()?;
+    let network = args
+        .net
+        .as_deref()
+        .map(Network::read_file)
+        .transpose()?
+        .map(Arc::new);
     let games = positions();
     let (nodes, nodes_per_second) = search_all(args, &games, None);
     println!("{nodes} nodes {nodes_per_second:.0} nps");

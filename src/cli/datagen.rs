@@ -1,14 +1,15 @@
 //! `tafl datagen`: self-play training data for the evaluation network, appended to a file
-//! (the format: `tafl::search::datagen`). A file cut short resumes at the first game it lacks.
+//! (the format: `tafl::lab::datagen::Record`). A file cut short resumes at the first game it lacks.
 
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
+use tafl::lab::datagen::{self, DatagenConfig, GameData, Source};
 use tafl::rules::{GameRecord, Rules, Variant};
-use tafl::search::EngineConfig;
-use tafl::search::datagen::{self, DatagenConfig, GameData, Source};
+use tafl::search::{EngineConfig, Network};
 
 use super::VariantArgs;
 
@@ -112,7 +113,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         hash_mb: args.hash_mb,
         network: match &args.net {
             _ if args.classic => None,
-            Some(path) => Some(super::load_network(path)?),
+            Some(path) => Some(Arc::new(Network::read_file(path)?)),
             None => EngineConfig::default().network,
         },
     };

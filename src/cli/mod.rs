@@ -4,11 +4,11 @@
 
 mod bench;
 mod datagen;
+mod matchplay;
 mod otep;
 mod otn;
 mod perft;
 mod remote_player;
-mod selfplay;
 mod serve;
 mod train;
 mod tune;
@@ -41,7 +41,7 @@ enum Command {
     Bench(bench::BenchArgs),
     /// A match between two engine settings, or against another build's server, from varied or real
     /// openings; prints the score with a 95% confidence interval and the Elo difference.
-    Match(selfplay::MatchArgs),
+    Match(matchplay::MatchArgs),
     /// Fit the evaluation's weights to real game records (Texel's method); prints the losses
     /// before and after and every weight.
     Tune(tune::TuneArgs),
@@ -66,21 +66,13 @@ impl Cli {
             Command::Serve(args) => serve::run(args),
             Command::Perft(args) => perft::run(&args),
             Command::Bench(args) => bench::run(&args).context("tafl bench"),
-            Command::Match(args) => selfplay::run(&args).map(drop).context("tafl match"),
+            Command::Match(args) => matchplay::run(&args).map(drop).context("tafl match"),
             Command::Tune(args) => tune::run(&args).context("tafl tune"),
             Command::Otep(args) => otep::run(&args).context("tafl otep"),
             Command::Datagen(args) => datagen::run(&args).context("tafl datagen"),
             Command::Train(args) => train::run(&args).context("tafl train"),
         }
     }
-}
-
-/// A network file, read and checked.
-fn load_network(path: &std::path::Path) -> anyhow::Result<std::sync::Arc<tafl::search::Network>> {
-    let bytes = std::fs::read(path).with_context(|| format!("network file {}", path.display()))?;
-    let network = tafl::search::Network::from_bytes(&bytes)
-        .with_context(|| format!("network file {}", path.display()))?;
-    Ok(std::sync::Arc::new(network))
 }
 
 /// `--rules` and `--size`: the variant a command plays.

@@ -4,11 +4,10 @@
 //! A rules record is OpenTafl's description of a game: the board size, a
 //! list of options with defaults, and the start. It is read into one of our
 //! rulesets only when every option that changes how moves are judged says
-//! what that ruleset does; anything else is refused with the option that
-//! differs, never played by approximation. The two rules OTN cannot say
-//! (Copenhagen's "the third repetition is the attackers' win, whoever made
-//! it" and Tablut's "the edge counts as a side for the king's capture") are
-//! matched to the nearest OTN value; docs/otep.md names both.
+//! what that ruleset does, or is one of the few values whose difference is
+//! only how a game ends ([`HostRules`]: the third repetition, OpenTafl's
+//! encirclement), which the engine then judges as OpenTafl does; anything
+//! else is refused with the option that differs.
 //!
 //! Position records list the ranks from rank 1 up (`starti:` from the top
 //! down, like our own position text), with OpenTafl's letters: `t`
@@ -18,8 +17,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use tafl::rules::{
-    BoardSize, MoveText, ParseMoveError, Position, PositionError, PositionText, Rules, Side,
-    Variant,
+    BoardSize, EndReason, MoveText, ParseMoveError, PlayedMove, Position, PositionError,
+    PositionText, Rules, Side, Status, Variant,
 };
 
 /// Every ruleset on every board: the games a record may describe.
@@ -84,6 +83,80 @@ impl std::error::Error for RulesError {}
 pub struct GameRules {
     pub variant: Variant,
     pub start: Position,
+    /// How the record's game ends where the variant's rules do not say so.
+    pub host: HostRules,
+}
+
+/// What OpenTafl does when a move makes a position stand the third time
+/// (OTN `tfr`), as its `GameState.checkVictoryInternal` judges it: after
+/// the move, `w` gives the game to the side to move, `l` to the side that
+/// moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repetition {
+    /// `tfr:i`.
+    Ignored,
+    /// `tfr:d`, OTN's default.
+    Draw,
+    /// `tfr:w`: the side that makes the third repetition loses.
+    RepeaterLoses,
+    /// `tfr:l`: the side that makes the third repetition wins.
+    RepeaterWins,
+}
+
+impl Repetition {
+    fn from_otn(value: &str) -> Repetition {
+        match value {
+            "i" => Repetition::Ignored,
+            "w" => Repetition::RepeaterLoses,
+            "l" => Repetition::RepeaterWins,
+            _ => Repetition::Draw,
+        }
+    }
+}
+
+/// The ends of a game that OpenTafl judges by the record where tafl's
+/// ruleset says otherwise: its repetition rule, and the attackers' win by
+/// encircling every defender (`surf:y`) in a ruleset without one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostRules {
+    pub repetition: Repetition,
+    pub encirclement: bool,
+}
+
+impl HostRules {
+    /// The game as OpenTafl judges it after `played` reached `after`, where
+    /// tafl's rules judged it `played.status`.
+    #[must_use]
+    pub fn judge(&self, after: &Position, played: &PlayedMove) -> Status {
+        let mover = after.side_to_move().opponent();
+        let repetition_ends = matches!(played.status.reason(), None | Some(EndReason::Repetition));
+        if played.repetitions >= 3 && repetition_ends {
+            let reason = EndReason::Repetition;
+            return match self.repetition {
+                Repetition::Ignored => played.status,
+                Repetition::Draw => Status::Drawn { reason },
+                Repetition::RepeaterLoses => Status::Won {
+                    winner: mover.opponent(),
+                    reason,
+                },
+                Repetition::RepeaterWins => Status::Won {
+                    winner: mover,
+                    reason,
+                },
+            };
+        }
+        if self.encirclement
+            && played.status == Status::Ongoing
+            && mover == Side::Attackers
+            && after.defenders_encircled()
+        {
+            return Status::Won {
+                winner: Side::Attackers,
+                reason: EndReason::Encircled,
+            };
+        }
+        played.status
+    }
 }
 
 impl GameRules {
@@ -133,7 +206,7 @@ impl GameRules {
             )));
         }
 
-        let differences = |rules| options.differences(&Options::of(Variant::new(rules, size)));
+        let differences = |rules| options.differences(rules, size);
         let rules = match Rules::ALL
             .iter()
             .find(|&&rules| differences(rules).is_empty())
@@ -152,7 +225,15 @@ impl GameRules {
         };
         let variant = Variant::new(rules, size);
         let start = Position::from_setup(&setup, variant).map_err(RulesError::Setup)?;
-        Ok(GameRules { variant, start })
+        let host = HostRules {
+            repetition: Repetition::from_otn(options.get("tfr")),
+            encirclement: options.get("surf") == "y" && !rules.has_encirclement(),
+        };
+        Ok(GameRules {
+            variant,
+            start,
+            host,
+        })
     }
 }
 
@@ -317,6 +398,13 @@ const OTN_DEFAULTS: [(&str, &str); 39] = [
     ("spd", ""),
 ];
 
+/// Values a ruleset of ours is played under besides its own, OpenTafl
+/// judging the ends they change ([`HostRules`]): OpenTafl's own Fetlar
+/// (encirclement wins), and tafl's Tablut record as OpenTafl sends it back
+/// (its parser reads `tfr:i` as `d` and writes no `tfr` for a draw).
+const ALSO_ACCEPTED: [(Rules, &str, &str); 2] =
+    [(Rules::Fetlar, "surf", "y"), (Rules::Tablut, "tfr", "d")];
+
 /// The entries that matter, with the pieces each piece list is compared on
 /// (the ones whose presence in the list changes a game of ours), or `""`
 /// for entries compared whole.
@@ -355,14 +443,23 @@ impl Options {
     }
 
     /// What `variant`'s rules say in OTN terms (RULES.md). Copenhagen's
-    /// repetition rule is nearest to `tfr:w`, OpenTafl's own Copenhagen
-    /// setting; Tablut's edge-assisted king capture has no OTN option.
+    /// repetition rule (the attackers win, whoever repeats) has no OTN
+    /// value: `tfr:w`, OpenTafl's own Copenhagen setting, is played as
+    /// OpenTafl judges it. Tablut's king, taken when every square beside
+    /// him is hostile (three attackers on the edge), is OTN's middleweight
+    /// king (`ks:m`).
     fn of(variant: Variant) -> Options {
         let mut options = Options::defaults(variant.size);
         let changes: &[(&str, &str)] = match variant.rules {
             Rules::Copenhagen => &[("tfr", "w"), ("sw", "s"), ("efe", "y")],
             Rules::Fetlar => &[("surf", "n")],
-            Rules::Tablut => &[("surf", "n"), ("tfr", "i"), ("cenh", "tT"), ("cenp", "K")],
+            Rules::Tablut => &[
+                ("surf", "n"),
+                ("tfr", "i"),
+                ("ks", "m"),
+                ("cenh", "tT"),
+                ("cenp", "K"),
+            ],
         };
         for &(key, value) in changes {
             options.insert(variant.size, key, value);
@@ -388,14 +485,19 @@ impl Options {
         self.0.insert(key, normalize(size, key, value));
     }
 
-    /// `key:given (key:wanted)` for every compared entry that differs;
+    /// `key:given (key:wanted)` for every compared entry that differs from
+    /// `rules` on a board of `size` (and is not [`ALSO_ACCEPTED`]);
     /// shieldwall flanking only counts where there are shieldwalls.
-    fn differences(&self, wanted: &Options) -> Vec<String> {
+    fn differences(&self, rules: Rules, size: BoardSize) -> Vec<String> {
+        let wanted = Options::of(Variant::new(rules, size));
         let flanking = (wanted.get("sw") != "n").then_some(("swf", ""));
         COMPARED
             .into_iter()
             .chain(flanking)
-            .filter(|(key, _)| self.get(key) != wanted.get(key))
+            .filter(|(key, _)| {
+                let given = self.get(key);
+                given != wanted.get(key) && !ALSO_ACCEPTED.contains(&(rules, *key, given))
+            })
             .map(|(key, _)| format!("{key}:{} ({key}:{})", self.get(key), wanted.get(key)))
             .collect()
     }
@@ -454,20 +556,78 @@ mod tests {
     }
 
     #[test]
-    fn opentafls_own_copenhagen_is_copenhagen() {
-        let record = format!("dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:{DIAMOND}");
-        let read = GameRules::parse(&record).unwrap();
-        assert_eq!(read.variant, Variant::standard(Rules::Copenhagen));
-        assert_eq!(read.start.side_to_move(), Side::Attackers);
+    fn opentafls_own_records_are_read_with_opentafls_endings() {
+        let read = |record: String| {
+            let rules = GameRules::parse(&record).unwrap_or_else(|e| panic!("{record}: {e}"));
+            (rules.variant, rules.host)
+        };
+        let host = |repetition, encirclement| HostRules {
+            repetition,
+            encirclement,
+        };
+        // OpenTafl's Copenhagen: the side that makes the third repetition loses.
+        assert_eq!(
+            read(format!(
+                "dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:{DIAMOND}"
+            )),
+            (
+                Variant::standard(Rules::Copenhagen),
+                host(Repetition::RepeaterLoses, false)
+            )
+        );
+        // OpenTafl's Fetlar: surrounding is fatal by default.
+        assert_eq!(
+            read(format!(
+                "dim:11 name:Fetlar atkf:y nj:n cj:n start:{DIAMOND}"
+            )),
+            (
+                Variant::standard(Rules::Fetlar),
+                host(Repetition::Draw, true)
+            )
+        );
+        // tafl's Tablut record as OpenTafl sends it back: no tfr, a draw.
+        let tablut = "/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/";
+        assert_eq!(
+            read(format!(
+                "dim:9 name:tablut surf:n atkf:y ks:m cenp:K cenh:tT start:{tablut}"
+            )),
+            (
+                Variant::standard(Rules::Tablut),
+                host(Repetition::Draw, false)
+            )
+        );
+    }
+
+    #[test]
+    fn the_host_judges_the_ends_its_rules_add() {
+        // Copenhagen 9x9, the attackers' b3 and the king shuttling: the
+        // position after a3-b3 stands the third time after the attackers'
+        // ninth ply.
+        let record = "dim:9 tfr:w sw:s efe:y start:/9/9/t8/9/4K4/9/9/3T5/9/";
+        let rules = GameRules::parse(record).unwrap();
+        let mut game = tafl::rules::Game::from_position(rules.start);
+        let mut last = None;
+        for text in [
+            "a3-b3", "e5-e6", "b3-b2", "e6-e5", "b2-b3", "e5-e6", "b3-b2", "e6-e5", "b2-b3",
+        ] {
+            let played = game.play(text).unwrap();
+            last = Some((played.status, rules.host.judge(game.position(), &played)));
+        }
+        let won = |winner| Status::Won {
+            winner,
+            reason: EndReason::Repetition,
+        };
+        // tafl's rule gives it to the attackers; OpenTafl's tfr:w to the
+        // side that did not repeat.
+        assert_eq!(last, Some((won(Side::Attackers), won(Side::Defenders))));
     }
 
     #[test]
     fn a_difference_that_changes_the_game_is_refused_by_name() {
-        // The notation spec's Fetlar: surrounding is fatal by default there.
-        let record = format!("dim:11 atkf:n start:{DIAMOND}");
+        let record = format!("dim:11 name:Copenhagen tfr:d sw:s efe:y start:{DIAMOND}");
         assert_eq!(
             GameRules::parse(&record).unwrap_err().to_string(),
-            "rules not supported: the nearest tafl plays is fetlar, which differs in surf:y (surf:n)"
+            "rules not supported: the nearest tafl plays is copenhagen, which differs in tfr:d (tfr:w)"
         );
         let record = format!("dim:11 surf:n ber:c start:{DIAMOND}");
         assert!(

@@ -11,14 +11,12 @@
 use std::error::Error;
 use std::time::Duration;
 
+use tafl::lab::matchplay::{Contestant, NoMove, Player};
 use tafl::rules::{Game, Move, Rules, Square, Variant};
-use tafl::search::selfplay::{Contestant, NoMove, Player};
 use tafl::service::pb;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tokio::runtime::Runtime;
 use tonic::transport::{Channel, Endpoint};
-
-use super::selfplay::MatchError;
 
 /// How long past its move time a server may take to answer (the game and
 /// the search's start and end, on a loaded machine) before the game is
@@ -31,6 +29,14 @@ const UNTIMED_PATIENCE: Duration = Duration::from_secs(60);
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why a server's player cannot take part.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot reach the server {server}: {reason}")]
+pub struct Unreachable {
+    pub server: String,
+    pub reason: String,
+}
 
 /// One connection to a tafl server, asked for the moves of one player.
 pub struct RemotePlayer {
@@ -50,13 +56,13 @@ impl RemotePlayer {
     /// Connects to the server at `address`, to play `variant` as `player` says.
     ///
     /// # Errors
-    /// [`MatchError::Unreachable`] when the connection cannot be made.
+    /// [`Unreachable`] when the connection cannot be made.
     pub fn connect(
         address: &str,
         player: Player,
         variant: Variant,
-    ) -> Result<RemotePlayer, MatchError> {
-        let unreachable = |reason: String| MatchError::Unreachable {
+    ) -> Result<RemotePlayer, Unreachable> {
+        let unreachable = |reason: String| Unreachable {
             server: address.to_string(),
             reason,
         };
@@ -177,7 +183,7 @@ fn root_cause(error: &(dyn Error + 'static)) -> String {
 mod tests {
     use super::*;
     use crate::cli::VariantArgs;
-    use crate::cli::selfplay::{MatchArgs, OpeningKind, REAL_GAMES, run};
+    use crate::cli::matchplay::{MatchArgs, OpeningKind, REAL_GAMES, run};
     use std::net::SocketAddr;
     use tafl::search::Level;
     use tafl::service::{Config, ExecConfig, Server, TransportConfig};

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tafl::service::shutdown::Signals;
 use tafl::service::{
-    CapsConfig, Config, ExecConfig, STOP_FLUSH, Server, ShutdownConfig, TelemetryConfig, TlsConfig,
-    TransportConfig, telemetry,
+    CapsConfig, Config, ExecConfig, STOP_FLUSH, ServeError, Server, ShutdownConfig,
+    TelemetryConfig, TlsConfig, TransportConfig, telemetry,
 };
 
 /// The service's defaults, which the flags default to.
@@ -231,16 +231,13 @@ fn millis(duration: Duration) -> u64 {
 
 /// Runs the server until SIGINT/SIGTERM, then drains and exits 0, within the
 /// drain delay + the grace period + [`STOP_FLUSH`] + a few milliseconds. A
-/// configuration value out of range exits 2 with a sentence naming the flag
-/// (as clap does for a value it cannot parse).
+/// configuration value out of range, or an `--eval-net` file the server
+/// cannot use, exits 2 with a sentence naming the flag (as clap does for a
+/// value it cannot parse).
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let config = Config::from(args);
     if let Err(error) = config.validate() {
-        clap::Error::raw(
-            clap::error::ErrorKind::ValueValidation,
-            format!("{error}\n"),
-        )
-        .exit();
+        refuse(&error.to_string());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -283,7 +280,21 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     });
     // Whatever still runs on a blocking thread is not waited for.
     runtime.shutdown_background();
+    if let Err(error) = &served
+        && let Some(ServeError::Network { path, reason }) = error.downcast_ref()
+    {
+        refuse(&format!("--eval-net {}: {reason}", path.display()));
+    }
     served
+}
+
+/// Exits 2 with `sentence`, as clap does for a value it cannot parse.
+fn refuse(sentence: &str) -> ! {
+    clap::Error::raw(
+        clap::error::ErrorKind::ValueValidation,
+        format!("{sentence}\n"),
+    )
+    .exit()
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use tafl::search::datagen::read_records;
-use tafl::search::train::{TrainConfig, train};
+use tafl::lab::datagen::read_records;
+use tafl::lab::train::{TrainConfig, train};
 
 use super::VariantArgs;
 

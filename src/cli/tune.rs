@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use tafl::search::tune::tune;
+use tafl::lab::tune::tune;
 
 /// `tafl tune` arguments.
 #[derive(clap::Args, Clone, Debug)]

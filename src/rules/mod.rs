@@ -8,6 +8,7 @@
 //! history that repetition needs.
 
 mod bitboard;
+mod board_size;
 mod capture;
 mod cpu;
 mod game;
@@ -17,6 +18,7 @@ mod moves;
 mod notation;
 mod outcome;
 mod perft;
+mod piece;
 mod position;
 mod record;
 mod side;
@@ -26,14 +28,17 @@ mod variant;
 mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use board_size::BoardSize;
 pub use game::{Game, GameError, GameErrorKind, LookAhead, PlayedMove};
 pub use moves::{MAX_MOVES, Move, MoveList};
 pub use notation::{MoveText, ParseMoveError, ParsePositionError, PositionText};
 pub use perft::{divide, perft};
+pub use piece::Piece;
 pub(crate) use position::PASS_HASH;
 pub use position::{MoveOutcome, PlayError, Position, PositionError};
 pub use record::{GameRecord, RecordError, RecordedResult};
-pub use side::Side;
+pub use side::{BySide, Side};
 pub use square::{MAX_BOARD_SIZE, ParseSquareError, Square};
 pub use status::{EndReason, Status};
-pub use variant::{BoardSize, ParseRulesError, Rules, Variant};
+pub use variant::{ParseRulesError, Rules, Variant};
+pub(crate) use zobrist::splitmix;

@@ -7,9 +7,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::bitboard::Bitboard;
+use super::board_size::BoardSize;
 use super::side::Side;
 use super::square::{MAX_BOARD_SIZE, ParseSquareError, Square};
-use super::variant::BoardSize;
 
 /// How much of a caller's text an error message quotes.
 const QUOTE_LIMIT: usize = 16;

@@ -3,11 +3,11 @@
 
 use super::bitboard::Bitboard;
 use super::capture::STEPS;
+use super::piece::Piece;
 use super::position::Position;
 use super::side::Side;
 use super::square::Square;
 use super::status::{EndReason, Status};
-use super::zobrist::Piece;
 
 impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the
@@ -143,9 +143,12 @@ impl Position {
         !ONE_OPEN_ARC[ring as usize]
     }
 
-    /// Rule 8: no defender can reach the edge through squares free of attackers.
+    /// Rule 8: no defender can reach the edge through squares free of
+    /// attackers (public for hosts whose rules add it to a ruleset without
+    /// it: `tafl otep` under OpenTafl's Fetlar).
     #[inline(always)]
-    fn defenders_encircled(&self) -> bool {
+    #[must_use]
+    pub fn defenders_encircled(&self) -> bool {
         let geometry = self.geometry();
         let mut region = self.defenders | self.king;
         let passable = geometry.board.minus(self.attackers);

@@ -4,13 +4,15 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use super::bitboard::Bitboard;
+use super::board_size::BoardSize;
 use super::moves::Move;
 use super::notation::{MoveText, PositionText};
+use super::piece::Piece;
 use super::side::Side;
 use super::square::Square;
 use super::status::Status;
-use super::variant::{BoardSize, Geometry, Rules, Variant};
-use super::zobrist::{Piece, piece_key, side_key};
+use super::variant::{Geometry, Rules, Variant};
+use super::zobrist::{piece_key, side_key};
 
 /// How a position's hash changes when only the side to move does.
 pub(crate) const PASS_HASH: u64 = side_key(Side::Defenders);
@@ -315,6 +317,21 @@ impl Position {
     #[must_use]
     pub fn king(&self) -> Option<Square> {
         self.king.first()
+    }
+
+    /// Every piece with its square: the attackers, the defenders, then the king, each side's by
+    /// file, then rank.
+    pub fn piece_squares(&self) -> impl Iterator<Item = (Piece, Square)> + use<> {
+        let attackers = self
+            .attackers
+            .iter()
+            .map(|square| (Piece::Attacker, square));
+        let defenders = self
+            .defenders
+            .iter()
+            .map(|square| (Piece::Defender, square));
+        let king = self.king().map(|square| (Piece::King, square));
+        attackers.chain(defenders).chain(king)
     }
 
     /// The Zobrist hash of the board and the side to move.

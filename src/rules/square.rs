@@ -55,6 +55,14 @@ impl Square {
     pub const fn rank(self) -> u8 {
         self.0 >> 4
     }
+
+    /// The square's number on a board of `size` squares a side, rank by rank: `rank × size +
+    /// file` (the numbering of the network's inputs and of the training data's boards; a bitboard
+    /// leaves 16 a rank).
+    #[must_use]
+    pub const fn dense_index(self, size: usize) -> usize {
+        self.rank() as usize * size + self.file() as usize
+    }
 }
 
 impl Ord for Square {

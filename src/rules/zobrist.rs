@@ -2,24 +2,20 @@
 //! square, and one more when the defenders are to move, so a move updates it
 //! with a few XORs.
 
+use super::piece::Piece;
 use super::side::Side;
 use super::square::Square;
 
-/// The kinds of piece, as indices into the key table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Piece {
-    Attacker = 0,
-    Defender = 1,
-    King = 2,
-}
+/// splitmix64's increment: the stream of seed `s` is `splitmix(s)`, `splitmix(s + GAMMA)`, ...
+const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// splitmix64: a fixed, well-mixed sequence, so hashes are the same on every run.
-const fn splitmix64(state: u64) -> (u64, u64) {
-    let state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = state;
+/// splitmix64's output for `x`: a fixed, well-mixed function, so hashes are the same on every run
+/// (the search's noise and the lab's seeded choices draw from it too).
+pub(crate) const fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(GAMMA);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (state, z ^ (z >> 31))
+    z ^ (z >> 31)
 }
 
 const KEYS: [[u64; 256]; 3] = {
@@ -29,9 +25,8 @@ const KEYS: [[u64; 256]; 3] = {
     while piece < 3 {
         let mut index = 0;
         while index < 256 {
-            let (next, key) = splitmix64(state);
-            state = next;
-            keys[piece][index] = key;
+            keys[piece][index] = splitmix(state);
+            state = state.wrapping_add(GAMMA);
             index += 1;
         }
         piece += 1;
@@ -39,12 +34,12 @@ const KEYS: [[u64; 256]; 3] = {
     keys
 };
 
-const DEFENDERS_TO_MOVE: u64 = splitmix64(0xdefe_d0e5).1;
+const DEFENDERS_TO_MOVE: u64 = splitmix(0xdefe_d0e5);
 
 /// The key of `piece` standing on `square`.
 #[inline]
 pub(crate) fn piece_key(piece: Piece, square: Square) -> u64 {
-    KEYS[piece as usize][square.index() as usize]
+    KEYS[piece.index()][square.index() as usize]
 }
 
 /// The key of the side to move (zero for the attackers).

@@ -19,22 +19,20 @@
 
 use arrayvec::ArrayVec;
 
-use super::accumulator::Accumulator;
-use super::board::{Board, square_of};
-use super::eval::evaluate_board;
+use super::eval::Evaluator;
+use super::eval::classic::{Mailbox, evaluate_board, index_of, square_of};
+use super::eval::nnue::{Accumulator, HIDDEN};
 use super::limits::Clock;
-use super::network::Network;
-use super::ordering::{HISTORY_LEN, MovePicker, history_index};
+use super::ordering::{History, MovePicker};
 use super::params::*;
-use super::tt::{Bound, Entry, Table, splitmix};
-use super::weights::Weights;
-use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status};
+use super::tt::{Bound, Entry, Table};
+use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status, splitmix};
 
 /// Scratch memory reused by one search at a time: the table, the history and the network's
 /// accumulators by ply.
 pub(crate) struct Workspace {
     pub table: Table,
-    history: Box<[i32]>,
+    history: History,
     accumulators: Vec<Accumulator>,
 }
 
@@ -42,18 +40,10 @@ impl Workspace {
     pub fn new(hash_mb: usize) -> Workspace {
         Workspace {
             table: Table::new(hash_mb),
-            history: vec![0; HISTORY_LEN].into_boxed_slice(),
+            history: History::new(),
             accumulators: Vec::new(),
         }
     }
-}
-
-/// How leaves are scored.
-#[derive(Clone, Copy)]
-pub(crate) enum Evaluator<'a> {
-    Classic(&'a Weights),
-    /// The network (of the searched variant).
-    Network(&'a Network),
 }
 
 /// What the root loop found: the last completed iteration.
@@ -73,7 +63,7 @@ struct PvLine {
 
 pub(crate) struct Searcher<'a> {
     table: &'a mut Table,
-    history: &'a mut [i32],
+    history: &'a mut History,
     pub clock: Clock<'a>,
     pub nodes: u64,
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
@@ -109,9 +99,9 @@ impl<'a> Searcher<'a> {
         if matches!(evaluator, Evaluator::Network(_)) {
             workspace
                 .accumulators
-                .resize(MAX_PLY + 2, Accumulator([0; super::network::HIDDEN]));
+                .resize(MAX_PLY + 2, Accumulator([0; HIDDEN]));
         }
-        workspace.history.iter_mut().for_each(|value| *value = 0);
+        workspace.history.clear();
         let pv = (0..=MAX_PLY)
             .map(|_| PvLine {
                 moves: [None; MAX_PLY + 1],
@@ -245,7 +235,7 @@ impl<'a> Searcher<'a> {
 
     /// The static score of a leaf at `ply`, with the level's noise.
     #[inline]
-    fn static_eval(&self, position: &Position, board: &Board, ply: usize) -> i32 {
+    fn static_eval(&self, position: &Position, board: &Mailbox, ply: usize) -> i32 {
         let hash = position.hash();
         let score = match self.evaluator {
             Evaluator::Classic(weights) => evaluate_board(board, weights),
@@ -262,7 +252,7 @@ impl<'a> Searcher<'a> {
 
     /// A win for the side to move in one ply that the evaluation sees without playing it.
     #[inline]
-    fn immediate_win(&self, board: &Board, ply: usize) -> Option<i32> {
+    fn immediate_win(&self, board: &Mailbox, ply: usize) -> Option<i32> {
         board
             .side_to_move_wins_now()
             .then_some(WIN - (ply as i32 + 1))
@@ -326,7 +316,7 @@ impl<'a> Searcher<'a> {
         ply: usize,
         alpha: &mut i32,
         beta: &mut i32,
-    ) -> Result<Board, i32> {
+    ) -> Result<Mailbox, i32> {
         self.pv[ply].len = 0;
         if ply > 0 {
             if let Some(score) = self.terminal(position, ply) {
@@ -342,7 +332,7 @@ impl<'a> Searcher<'a> {
         if self.count_node() {
             return Err(0);
         }
-        let board = Board::new(position);
+        let board = Mailbox::new(position);
         // At the root a move must come out of the loop, so the shortcut waits for ply 1.
         if ply > 0
             && let Some(score) = self.immediate_win(&board, ply)
@@ -440,7 +430,7 @@ impl<'a> Searcher<'a> {
     fn search_moves(
         &mut self,
         position: &Position,
-        board: &Board,
+        board: &Mailbox,
         depth: i32,
         ply: usize,
         mut alpha: i32,
@@ -581,7 +571,7 @@ impl<'a> Searcher<'a> {
     fn quiescence(
         &mut self,
         position: &Position,
-        board: &Board,
+        board: &Mailbox,
         ply: usize,
         alpha: i32,
         beta: i32,
@@ -681,7 +671,7 @@ impl<'a> Searcher<'a> {
     fn block_line(
         &mut self,
         position: &Position,
-        board: &Board,
+        board: &Mailbox,
         ply: usize,
         alpha: i32,
         beta: i32,
@@ -692,7 +682,7 @@ impl<'a> Searcher<'a> {
         let moves = position
             .legal_moves()
             .into_iter()
-            .filter(|mv| blocks.contains(&super::board::index_of(mv.to)));
+            .filter(|mv| blocks.contains(&index_of(mv.to)));
         let lost = -(WIN - (ply as i32 + 2));
         self.best_leaf_move(position, ply, moves, lost, alpha, beta, forcing_plies)
     }
@@ -712,22 +702,13 @@ impl<'a> Searcher<'a> {
             self.killers[ply][1] = self.killers[ply][0];
             self.killers[ply][0] = Some(mv);
         }
-        let bonus = depth * depth;
-        let index = history_index(side, mv);
-        self.history[index] += bonus;
-        for &other in tried {
-            let index = history_index(side, other);
-            self.history[index] = (self.history[index] - bonus / 2).max(-HISTORY_MAX);
-        }
-        if self.history[index] > HISTORY_MAX {
-            self.history.iter_mut().for_each(|value| *value /= 2);
-        }
+        self.history.reward(side, depth * depth, mv, tried);
     }
 }
 
 /// The moves a leaf looks at: the king's moves that open a corner line
 /// first (the most forcing: two lines win), then the captures.
-fn forcing_moves(position: &Position, board: &Board) -> ArrayVec<Move, MAX_MOVES> {
+fn forcing_moves(position: &Position, board: &Mailbox) -> ArrayVec<Move, MAX_MOVES> {
     let mut moves = ArrayVec::new();
     if board.side_to_move == Side::Defenders
         && let Some(king) = position.king()

@@ -42,8 +42,6 @@ pub(crate) struct LevelSettings {
     pub max_depth: Option<u32>,
     pub max_nodes: Option<u64>,
     pub noise: i32,
-    /// The time spent when the caller gives no bound at all.
-    pub default_time: Duration,
 }
 
 /// Depth, node cap and noise of levels 1..=9 (the table above).
@@ -59,11 +57,10 @@ const TABLE: [(u32, u64, i32); 9] = [
     (7, 800_000, 5),
 ];
 
-/// Full strength's own budget when a request gives no bound.
+/// Full strength's own budget when a request gives no bound (the other levels' depth bounds them).
 const STRONGEST_DEFAULT_TIME: Duration = Duration::from_millis(1000);
 
 impl Level {
-    pub const WEAKEST: Level = Level(1);
     pub const STRONGEST: Level = Level(10);
 
     /// `None` outside 1..=10.
@@ -83,20 +80,18 @@ impl Level {
                     max_depth: Some(depth),
                     max_nodes: Some(nodes),
                     noise,
-                    default_time: STRONGEST_DEFAULT_TIME,
                 }
             }
             _ => LevelSettings {
                 max_depth: None,
                 max_nodes: None,
                 noise: 0,
-                default_time: STRONGEST_DEFAULT_TIME,
             },
         }
     }
 
     /// The request's limits combined with the level's own: the tightest wins; with no bound at all
-    /// the level's default time applies.
+    /// full strength gets its default time.
     pub(crate) fn limits(self, requested: &Limits) -> Limits {
         let settings = self.settings();
         let own = Limits {
@@ -107,7 +102,7 @@ impl Level {
         };
         let mut limits = requested.tightest(&own);
         if requested.is_unbounded() && settings.max_depth.is_none() {
-            limits.max_time = Some(settings.default_time);
+            limits.max_time = Some(STRONGEST_DEFAULT_TIME);
         }
         limits
     }

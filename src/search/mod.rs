@@ -14,41 +14,28 @@
 //! println!("{} scores {}", report.best_move, report.score.as_i32());
 //! ```
 //!
-//! Files: `analysis.rs` (multi-line analysis, one report per depth),
-//! `threats.rs` (the tactical picture: wins, threats, captures), `term.rs`
-//! (what the classic evaluation counts), `eval.rs` (counting it), `params.rs`
-//! (every tunable number, the weights among them), `weights.rs` (reading and
-//! printing weights), `network.rs` (the evaluation network and its file
-//! format), `accumulator.rs` (its hidden layer, updated move by move),
-//! `alphabeta.rs` (the search), `tt.rs` (the table, and how it is shared),
-//! `ordering.rs`, `limits.rs`, `levels.rs` (what each level does), `board.rs`
-//! (a mailbox copy for the evaluation), and for the tools around the engine
-//! `bench.rs` (the bench positions), `selfplay.rs` (one game between two
-//! players), `openings.rs` (where a match's games start), `tune.rs` (Texel's
-//! fit), `datagen.rs` (self-play training data) and `train.rs` (training a
-//! network).
+//! Files: this one (the engine, its configuration and reports, and the one
+//! place a search is set up), `alphabeta.rs` (the search), `tt.rs` (the
+//! table, and how it is shared), `ordering.rs` (move ordering and the
+//! history), `limits.rs` (what bounds a search), `levels.rs` (what each
+//! level does), `params.rs` (every tunable number of the search),
+//! `analysis.rs` (multi-line analysis, one report per depth), `threats.rs`
+//! (the tactical picture: wins, threats, captures); and the evaluation in
+//! `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
+//! and `eval/nnue/` (the network: features, weights, accumulator, file
+//! format). What grows and measures the engine (self-play data, training,
+//! tuning, matches, the bench positions) is `crate::lab`, which this module
+//! never uses.
 
-mod accumulator;
 mod alphabeta;
 mod analysis;
-mod board;
-mod eval;
+pub(crate) mod eval;
 mod levels;
 mod limits;
-mod network;
-mod openings;
 mod ordering;
-mod params;
-mod term;
+pub(crate) mod params;
 mod threats;
 mod tt;
-mod weights;
-
-pub mod bench;
-pub mod datagen;
-pub mod selfplay;
-pub mod train;
-pub mod tune;
 
 use std::fmt;
 use std::sync::atomic::AtomicBool;
@@ -56,16 +43,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
-pub use eval::evaluate;
+pub use eval::classic::{Term, Weights, WeightsError, evaluate};
+pub use eval::nnue::{Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Provenance};
 pub use levels::Level;
 pub use limits::Limits;
-pub use network::{Network, NetworkError, Provenance};
-pub use term::Term;
 pub use threats::{Threats, threats, threats_until};
-pub use weights::{Weights, WeightsError};
 
 use crate::rules::{Game, Move, Position, Status};
-use alphabeta::{Evaluator, Searcher, Workspace};
+use alphabeta::{Searcher, Workspace};
+use eval::Evaluator;
+use eval::classic::{Mailbox, evaluate_board};
 use limits::Clock;
 use params::{WIN, WIN_BOUND};
 
@@ -186,33 +173,15 @@ impl Engine {
         seed: u64,
         stop: &AtomicBool,
     ) -> Option<SearchReport> {
-        let root = *game.position();
-        if root.status().is_over() || game.status().is_over() {
-            return None;
-        }
-        let limits = level.limits(limits);
         let settings = level.settings();
-        let game_hashes = game_hashes(game);
-
-        let evaluator = self.evaluator(&root);
-        let mut workspace = self.take_workspace();
-        let clock = Clock::new(&limits, stop);
-        let started = clock.started();
-        let outcome = {
-            let mut searcher = Searcher::new(
-                &mut workspace,
-                clock,
-                root.variant().rules,
-                game_hashes,
-                evaluator,
-                settings.noise,
-                seed,
-            );
-            searcher.iterate(&root)
-        };
-        self.give_back_workspace(workspace);
-        let outcome = outcome?;
-
+        let (outcome, started) = self.with_searcher(
+            game,
+            &level.limits(limits),
+            stop,
+            settings.noise,
+            seed,
+            |searcher| Some((searcher.iterate(game.position())?, searcher.clock.started())),
+        )?;
         let mut report = SearchReport {
             best_move: outcome.best_move,
             score: Score(outcome.score),
@@ -222,9 +191,39 @@ impl Engine {
             elapsed: started.elapsed(),
         };
         if settings.noise > 0 {
-            guard_against_blunder(&root, &self.config.weights, &mut report);
+            guard_against_blunder(game.position(), &self.config.weights, &mut report);
         }
         Some(report)
+    }
+
+    /// Runs `search` with a searcher set up for the game's position: the table and scratch memory
+    /// taken from the pool (and given back), the clock started, the evaluation for its variant.
+    /// `None` without a search when the game is over.
+    fn with_searcher<T>(
+        &self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        noise: i32,
+        seed: u64,
+        search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
+    ) -> Option<T> {
+        let root = game.position();
+        if root.status().is_over() || game.status().is_over() {
+            return None;
+        }
+        let mut workspace = self.take_workspace();
+        let found = search(&mut Searcher::new(
+            &mut workspace,
+            Clock::new(limits, stop),
+            root.variant().rules,
+            game_hashes(game),
+            self.evaluator(root),
+            noise,
+            seed,
+        ));
+        self.give_back_workspace(workspace);
+        found
     }
 
     /// The network for the root's variant, if the engine has one; else the classic evaluation.
@@ -269,7 +268,7 @@ impl Default for Engine {
 }
 
 /// Does playing `mv` let the opponent win with his very next move?
-pub(crate) fn allows_win_in_one(position: &Position, mv: Move) -> bool {
+fn allows_win_in_one(position: &Position, mv: Move) -> bool {
     let mut child = *position;
     child.play_unchecked(mv);
     if child.status().is_over() {
@@ -295,7 +294,7 @@ fn guard_against_blunder(root: &Position, weights: &Weights, report: &mut Search
     let after = |mv: Move| {
         let mut child = *root;
         child.play_unchecked(mv);
-        -eval::evaluate_board(&board::Board::new(&child), weights)
+        -evaluate_board(&Mailbox::new(&child), weights)
     };
     let safe = moves
         .iter()

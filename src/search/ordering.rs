@@ -4,23 +4,51 @@
 
 use arrayvec::ArrayVec;
 
-use super::board::{ATTACKER, Board, DEFENDER, EMPTY, KING, index_of, square_of};
+use super::eval::classic::{ATTACKER, CELLS, DEFENDER, EMPTY, KING, Mailbox, index_of, square_of};
 use super::params::*;
-use crate::rules::Bitboard;
-use crate::rules::{MAX_MOVES, Move, MoveList, Side, Square};
+use crate::rules::{Bitboard, BySide, MAX_MOVES, Move, MoveList, Side};
 
-/// Squares as indices below this in the history table: rank × 16 + file.
-const HISTORY_SQUARES: usize = 13 * 16;
-pub(crate) const HISTORY_LEN: usize = 2 * HISTORY_SQUARES * HISTORY_SQUARES;
+/// The history of quiet cut-offs: a score for each side's moves, by from and to square.
+pub(crate) struct History(BySide<Box<[i32]>>);
 
-#[inline]
-pub(crate) fn history_index(side: Side, mv: Move) -> usize {
-    let square = |square: Square| square.rank() as usize * 16 + square.file() as usize;
-    let side = match side {
-        Side::Attackers => 0,
-        Side::Defenders => 1,
-    };
-    (side * HISTORY_SQUARES + square(mv.from)) * HISTORY_SQUARES + square(mv.to)
+impl History {
+    pub fn new() -> History {
+        History(BySide::from_fn(|_| {
+            vec![0; CELLS * CELLS].into_boxed_slice()
+        }))
+    }
+
+    /// Forgets every cut-off (a new search).
+    pub fn clear(&mut self) {
+        self.0.iter_mut().for_each(|moves| moves.fill(0));
+    }
+
+    #[inline]
+    fn index(mv: Move) -> usize {
+        index_of(mv.from) * CELLS + index_of(mv.to)
+    }
+
+    #[inline]
+    pub fn score(&self, side: Side, mv: Move) -> i32 {
+        self.0[side][History::index(mv)]
+    }
+
+    /// `mv` cut off after the quiet moves `tried`: it gains `bonus`, they lose half of it; past
+    /// [`HISTORY_MAX`] every score is halved.
+    pub fn reward(&mut self, side: Side, bonus: i32, mv: Move, tried: &[Move]) {
+        let moves = &mut self.0[side];
+        let index = History::index(mv);
+        moves[index] += bonus;
+        for &other in tried {
+            let other = History::index(other);
+            moves[other] = (moves[other] - bonus / 2).max(-HISTORY_MAX);
+        }
+        if moves[index] > HISTORY_MAX {
+            self.0
+                .iter_mut()
+                .for_each(|moves| moves.iter_mut().for_each(|value| *value /= 2));
+        }
+    }
 }
 
 /// Moves with their ordering scores, handed out best first.
@@ -34,11 +62,11 @@ const PICK_BEFORE_SORT: usize = 6;
 
 impl MovePicker {
     pub fn new(
-        board: &Board,
+        board: &Mailbox,
         moves: &MoveList,
         skip: Option<Move>,
         killers: [Option<Move>; 2],
-        history: &[i32],
+        history: &History,
         route_blocks: &[usize],
     ) -> MovePicker {
         let mut scored = ArrayVec::new();
@@ -55,7 +83,7 @@ impl MovePicker {
                 } else if Some(mv) == killers[1] {
                     score = ORDER_KILLER_SECOND;
                 } else {
-                    score += history[history_index(side, mv)];
+                    score += history.score(side, mv);
                 }
             }
             scored.push((score, mv));
@@ -98,12 +126,12 @@ pub(crate) struct KingFacts {
 }
 
 impl KingFacts {
-    pub fn new(board: &Board) -> KingFacts {
+    pub fn new(board: &Mailbox) -> KingFacts {
         let mut neighbours = [usize::MAX; 4];
         if board.king_pressure().is_some()
             && let Some(king) = board.king
         {
-            for (slot, direction) in neighbours.iter_mut().zip(Board::directions()) {
+            for (slot, direction) in neighbours.iter_mut().zip(Mailbox::directions()) {
                 *slot = board.step(king, direction).unwrap_or(usize::MAX);
             }
         }
@@ -128,7 +156,7 @@ impl KingFacts {
 
 /// Everything known about a move without the killers and history.
 pub(crate) fn static_order(
-    board: &Board,
+    board: &Mailbox,
     king: &KingFacts,
     mv: Move,
     route_blocks: &[usize],
@@ -168,10 +196,10 @@ pub(crate) fn static_order(
 
 /// Custodial captures the move would make, as the rules take them (an estimate: shieldwalls and
 /// rule details are left to the rules).
-fn count_captures(board: &Board, piece: u8, from: usize, to: usize) -> i32 {
+fn count_captures(board: &Mailbox, piece: u8, from: usize, to: usize) -> i32 {
     let mover_is_attacker = piece == ATTACKER;
     let mut count = 0;
-    for direction in Board::directions() {
+    for direction in Mailbox::directions() {
         let Some(victim) = board.step(to, direction) else {
             continue;
         };

@@ -139,14 +139,15 @@ impl Server {
             .set_service_status(SERVICE_NAME, ServingStatus::Serving)
             .await;
 
-        let reflection_v1 = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-            .build_v1()?;
-        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-            .build_v1alpha()?;
+        // Reflection describes the error details too, so that tools such as `buf curl` decode them.
+        let reflection = || {
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
+        };
+        let reflection_v1 = reflection().build_v1()?;
+        let reflection_v1alpha = reflection().build_v1alpha()?;
 
         let network = eval_network(&config)?;
         let state = Arc::new(State::new(config, network));
@@ -256,13 +257,10 @@ fn eval_network(config: &Config) -> Result<Option<Arc<crate::search::Network>>, 
     let Some(path) = &config.exec.eval_net else {
         return Ok(None);
     };
-    let refused = |reason: String| ServeError::Network {
-        path: path.clone(),
-        reason,
-    };
-    let bytes = std::fs::read(path).map_err(|error| refused(error.to_string()))?;
-    let network =
-        crate::search::Network::from_bytes(&bytes).map_err(|error| refused(error.to_string()))?;
+    let network = crate::search::Network::read_file(path).map_err(|error| ServeError::Network {
+        path: error.path,
+        reason: error.kind.to_string(),
+    })?;
     Ok(Some(Arc::new(network)))
 }
 

@@ -39,6 +39,13 @@ fn bad_values_exit_2_with_a_sentence() {
         &[],
         "--max-request-bytes-per-connection 1048576",
     );
+    // A network file read without limit reached 2.1 GB; one that is no network stops the start.
+    assert_refused(&["--eval-net", "/dev/zero"], &[], "--eval-net /dev/zero");
+    assert_refused(
+        &["--eval-net", "/nonexistent.nnue"],
+        &[],
+        "--eval-net /nonexistent.nnue",
+    );
     // What clap itself cannot parse exits 2 as well.
     assert_refused(&["--max-game-plies", "many"], &[], "--max-game-plies");
 }

@@ -1,12 +1,14 @@
-//! A mailbox copy of a position for the evaluation and the tactical tests.
+//! A mailbox copy of a position for the evaluation, the move ordering and
+//! the search's tactical shortcuts.
 //!
 //! Built once per evaluated node from the rules' bitboards (a few dozen
 //! pieces), it answers "what stands on this square" in one load, which the
 //! ray walks of the evaluation want, and keeps each side as a small bitset
-//! for the flood fills of the cordon terms. Squares are indexed rank × 16 +
-//! file, so a step is an addition and a file or rank a mask, never a
-//! division. It knows only the geometry the rules publish (throne, corners,
-//! edge, who may pass what), never the rules' logic.
+//! for the flood fills of the cordon terms. Its cells are numbered as the
+//! bitboards' bits ([`Square`]'s index: rank × 16 + file), so a step is an
+//! addition and a file or rank a mask, never a division. It knows only the
+//! geometry the rules publish (throne, corners, edge, who may pass what),
+//! never the rules' logic.
 
 use arrayvec::ArrayVec;
 
@@ -24,7 +26,7 @@ pub(crate) const CELLS: usize = 13 * 16;
 const DIRECTIONS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
 #[derive(Clone)]
-pub(crate) struct Board {
+pub(crate) struct Mailbox {
     pub size: usize,
     pub cells: [u8; CELLS],
     pub king: Option<usize>,
@@ -40,24 +42,24 @@ pub(crate) struct Board {
     pub edge: Bitboard,
 }
 
-/// Index of a square: rank × 16 + file, its bit in a [`Bitboard`].
+/// The cell of a square: its bit in a [`Bitboard`].
 #[inline]
 pub(crate) fn index_of(square: Square) -> usize {
-    square.rank() as usize * 16 + square.file() as usize
+    square.index() as usize
 }
 
-/// The square at an index of the 16-wide layout.
+/// The square of a cell.
 #[inline]
 pub(crate) fn square_of(index: usize) -> Square {
-    Square::new((index & 15) as u8, (index >> 4) as u8).expect("an index of the board")
+    Square::from_index(index as u32)
 }
 
-impl Board {
-    pub fn new(position: &Position) -> Board {
+impl Mailbox {
+    pub fn new(position: &Position) -> Mailbox {
         let variant = position.variant();
         let size = variant.size.get() as usize;
         let geometry = position.geometry();
-        let mut board = Board {
+        let mut board = Mailbox {
             size,
             cells: [EMPTY; CELLS],
             king: None,
@@ -355,7 +357,7 @@ mod tests {
                     let mut game = Game::new(variant);
                     for _ in 0..300 {
                         let position = *game.position();
-                        let board = Board::new(&position);
+                        let board = Mailbox::new(&position);
                         let moves = position.legal_moves();
                         let wins = |mv| {
                             let mut child = position;

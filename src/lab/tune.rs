@@ -12,17 +12,17 @@
 //! weights keeps a term the games rarely show where it was. Every fifth game is
 //! held out: the loss on those games, before and after, shows whether the fit
 //! generalises. The evaluation is linear in its weights (it counts terms, see
-//! `eval.rs`), so each position's counts are taken once and the fit is quick.
+//! `search/eval/classic/counting.rs`), so each position's counts are taken
+//! once and the fit is quick.
 
 use std::fmt;
 
 use strum::{EnumCount, IntoEnumIterator};
 
-use super::board::Board;
-use super::eval::Counts;
-use super::term::Term;
-use super::weights::Weights;
+use super::adam::Adam;
 use crate::rules::{Game, GameRecord, RecordError, Rules, Variant};
+use crate::search::eval::classic::{Mailbox, Tally, count_terms};
+use crate::search::{Term, Weights};
 
 /// Why tuning cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +31,16 @@ pub enum TuneError {
     Record(#[from] RecordError),
     #[error("no decided games in the records")]
     NoGames,
+}
+
+/// Every term's count in one position, from the attackers' view.
+#[derive(Default)]
+struct Counts([i32; Term::COUNT]);
+
+impl Tally for Counts {
+    fn add(&mut self, term: Term, count: i32) {
+        self.0[term as usize] += count;
+    }
 }
 
 /// One position of a real game, as the tuner sees it.
@@ -55,10 +65,12 @@ pub fn samples(records: &str) -> Result<Vec<Sample>, TuneError> {
         decided += 1;
         let mut game = Game::new(Variant::standard(Rules::Copenhagen));
         for text in &record.moves {
-            let board = Board::new(game.position());
+            let board = Mailbox::new(game.position());
             if !board.side_to_move_wins_now() {
+                let mut counts = Counts::default();
+                count_terms(&board, &mut counts);
                 samples.push(Sample {
-                    counts: Counts::of(&board).0.map(f64::from),
+                    counts: counts.0.map(f64::from),
                     result,
                     held_out,
                 });
@@ -189,16 +201,13 @@ fn best_scale(samples: &[Sample], weights: &Weights) -> f64 {
 /// Fits `start` to the samples: Adam on the log-loss plus the pull toward `start`.
 pub(crate) fn fit(samples: &[Sample], start: &Weights, iterations: u32, prior: f64) -> Fit {
     const RATE: f64 = 2.0;
-    const BETA1: f64 = 0.9;
-    const BETA2: f64 = 0.999;
     let origin = Fit::from_weights(start, 400.0);
     let mut fit = Fit {
         scale: best_scale(samples, start),
         ..origin.clone()
     };
     // Parameters: the weights, then the scale.
-    let mut first = [0.0; Term::COUNT + 1];
-    let mut second = [0.0; Term::COUNT + 1];
+    let mut adam = Adam::new(Term::COUNT + 1, 1e-12);
     let training: Vec<&Sample> = samples.iter().filter(|sample| !sample.held_out).collect();
     let n = training.len() as f64;
     for step in 1..=iterations {
@@ -218,12 +227,9 @@ pub(crate) fn fit(samples: &[Sample], start: &Weights, iterations: u32, prior: f
         // The unit stays put.
         gradient[Term::Attacker as usize] = 0.0;
         let rate = RATE * (1.0 - f64::from(step - 1) / f64::from(iterations)).max(0.05);
-        for index in 0..=Term::COUNT {
-            first[index] = BETA1 * first[index] + (1.0 - BETA1) * gradient[index];
-            second[index] = BETA2 * second[index] + (1.0 - BETA2) * gradient[index].powi(2);
-            let unbiased_first = first[index] / (1.0 - BETA1.powi(step as i32));
-            let unbiased_second = second[index] / (1.0 - BETA2.powi(step as i32));
-            let change = rate * unbiased_first / (unbiased_second.sqrt() + 1e-12);
+        adam.begin_step();
+        for (index, &slot) in gradient.iter().enumerate() {
+            let change = adam.change(index, slot, rate);
             if index == Term::COUNT {
                 fit.scale = (fit.scale - change).max(10.0);
             } else {

@@ -5,18 +5,18 @@
 use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::VariantArgs;
-use super::remote_player::RemotePlayer;
-use tafl::rules::{GameRecord, Variant};
-use tafl::search::selfplay::{
+use super::remote_player::{RemotePlayer, Unreachable};
+use tafl::lab::matchplay::{
     Contestant, Ending, EnginePlayer, MatchSummary, Openings, OpeningsError, Player, a_attacks,
     elo, play_game,
 };
-use tafl::search::{Engine, EngineConfig, Level, Weights, WeightsError};
+use tafl::rules::{GameRecord, Variant};
+use tafl::search::{Engine, EngineConfig, Level, Network, NetworkFileError, Weights, WeightsError};
 
 /// `tafl match` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -100,8 +100,8 @@ pub enum MatchError {
     ServerWithEvaluation(String),
     #[error("player {0:?}: server= takes http://HOST:PORT")]
     BadServer(String),
-    #[error("cannot reach the server {server}: {reason}")]
-    Unreachable { server: String, reason: String },
+    #[error(transparent)]
+    Unreachable(#[from] Unreachable),
     #[error("openings file {path}: {reason}")]
     OpeningsFile { path: String, reason: String },
     #[error(transparent)]
@@ -425,14 +425,12 @@ fn engine_for(
     let network = match evaluation {
         Evaluation::Default => EngineConfig::default().network,
         Evaluation::Classic => None,
-        Evaluation::Network(path) => {
-            Some(
-                super::load_network(path).map_err(|error| MatchError::BadNetwork {
-                    path: path.display().to_string(),
-                    reason: format!("{error:#}"),
-                })?,
-            )
-        }
+        Evaluation::Network(path) => Some(Arc::new(Network::read_file(path).map_err(
+            |error: NetworkFileError| MatchError::BadNetwork {
+                path: path.display().to_string(),
+                reason: error.kind.to_string(),
+            },
+        )?)),
     };
     Ok(Engine::new(EngineConfig {
         hash_mb,

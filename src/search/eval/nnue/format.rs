@@ -1,23 +1,4 @@
-//! The evaluation network: its shape, its quantised weights, its file format.
-//!
-//! One network serves one variant (rules and board size). Inputs are one-hot:
-//! each piece kind (attacker, defender, king) on each square, `3 × size²` of
-//! them; a position has a few dozen set. They feed one hidden layer of
-//! [`HIDDEN`] clipped-ReLU units, kept as an `i16` accumulator that a move
-//! updates by adding and removing the rows of the pieces that changed
-//! (`accumulator.rs`). The side to move picks one of two output rows (an
-//! output bucket per side), so the accumulator does not change when the move
-//! passes. The output, times the network's `scale`, is the score in
-//! hundredths of an attacker from the side to move's view.
-//!
-//! Quantisation: the float network's input weights and biases are stored
-//! times [`QA`] (so an activation of 1.0 is `QA`), output weights times
-//! [`QB`], the output bias times `QA × QB`. Float weights are trained within
-//! ±[`WEIGHT_CLIP`], so the stored ones stay within a bound the loader checks:
-//! the output sum can never overflow an `i32`. The accumulator adds with
-//! wrapping `i16` arithmetic, which no realistic position reaches, and which
-//! makes an incremental update equal a full recomputation even for a
-//! nonsense position.
+//! The network file format, and reading a network file.
 //!
 //! # The file format (all integers little-endian)
 //!
@@ -39,30 +20,23 @@
 //! | 8 | FNV-1a 64 of every byte before it |
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
-use super::datagen::Piece;
-use crate::rules::{BoardSize, Rules, Side, Square, Variant};
+use super::features::input_count;
+use super::network::{
+    HIDDEN, INPUT_WEIGHT_LIMIT, Network, OUTPUT_BIAS_LIMIT, OUTPUT_WEIGHT_LIMIT, Provenance, QA, QB,
+};
+use crate::rules::{BoardSize, BySide, MAX_BOARD_SIZE, Rules, Variant};
 
-/// Hidden units.
-pub const HIDDEN: usize = 256;
-/// Quantisation of the input layer: an activation of 1.0.
-pub const QA: i32 = 255;
-/// Quantisation of the output weights: fine, since 256 rounding errors add up in the output (at 64
-/// they cost several hundredths of an attacker).
-pub const QB: i32 = 1024;
-/// Float weights are kept within ±this while training.
-pub const WEIGHT_CLIP: f32 = 1.98;
 /// The file's first bytes.
 pub const MAGIC: [u8; 8] = *b"TAFLNNUE";
 pub const VERSION: u16 = 1;
 /// Longest provenance text, bytes.
 pub const MAX_PROVENANCE: usize = 64 * 1024;
-
-/// Stored weights beyond these are refused (a float weight within the clip never gets there).
-const INPUT_WEIGHT_LIMIT: i16 = 2 * QA as i16;
-const OUTPUT_WEIGHT_LIMIT: i16 = 2 * QB as i16;
-const OUTPUT_BIAS_LIMIT: i32 = 1 << 24;
+/// Bytes before the provenance text: magic, version, variant, architecture, scale, generation,
+/// validation loss, the text's length.
+const HEADER_BYTES: usize = 8 + 2 + 1 + 1 + 4 + 4 + 2 + 2 + 4 + 4 + 4 + 4;
 
 /// Why a network file was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,60 +71,34 @@ pub enum NetworkError {
     ZeroScale,
 }
 
-/// Where a network came from, stored in its header.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Provenance {
-    pub generation: u32,
-    pub validation_loss: f32,
-    /// Free text: the data, the trainer's settings.
-    pub text: String,
+/// A network file [`Network::read_file`] did not take: which file, and why.
+#[derive(Debug)]
+pub struct NetworkFileError {
+    pub path: PathBuf,
+    pub kind: NetworkFileErrorKind,
 }
 
-/// A quantised network, ready for inference.
-#[derive(Clone, PartialEq)]
-pub struct Network {
-    variant: Variant,
-    /// Score per unit of output.
-    scale: i32,
-    pub provenance: Provenance,
-    /// `inputs × HIDDEN`, one row per input.
-    input_weights: Vec<i16>,
-    hidden_bias: [i16; HIDDEN],
-    /// By side to move: attackers, defenders.
-    output_weights: [[i16; HIDDEN]; 2],
-    output_bias: [i32; 2],
+/// Why a network file was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkFileErrorKind {
+    #[error("{0}")]
+    Unreadable(std::io::Error),
+    #[error(
+        "more than {} bytes, larger than any network file",
+        Network::MAX_FILE_BYTES
+    )]
+    TooLarge,
+    #[error(transparent)]
+    Refused(#[from] NetworkError),
 }
 
-impl fmt::Debug for Network {
+impl fmt::Display for NetworkFileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Network")
-            .field("variant", &self.variant)
-            .field("scale", &self.scale)
-            .field("provenance", &self.provenance)
-            .finish_non_exhaustive()
+        write!(f, "network file {}: {}", self.path.display(), self.kind)
     }
 }
 
-/// Inputs of a variant's network: each piece kind on each square.
-pub fn input_count(variant: Variant) -> usize {
-    let size = variant.size.get() as usize;
-    3 * size * size
-}
-
-/// The input a piece on a square sets.
-#[inline]
-pub fn input_index(piece: Piece, square: Square, size: usize) -> usize {
-    piece.index() * size * size + square.rank() as usize * size + square.file() as usize
-}
-
-/// The output row of the side to move.
-#[inline]
-pub(crate) fn side_index(side: Side) -> usize {
-    match side {
-        Side::Attackers => 0,
-        Side::Defenders => 1,
-    }
-}
+impl std::error::Error for NetworkFileError {}
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
@@ -204,96 +152,12 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The network the engine plays Copenhagen 11×11 with unless told
-/// otherwise: the latest kept generation (docs/ai.md, "Generations"), built
-/// into the binary.
-const BUILT_IN: &[u8] = include_bytes!("nets/copenhagen-11x11.nnue");
-
 impl Network {
-    /// The network built into the binary, read once.
-    ///
-    /// ```
-    /// use tafl::rules::{Rules, Variant};
-    /// let network = tafl::search::Network::built_in();
-    /// assert_eq!(network.variant(), Variant::standard(Rules::Copenhagen));
-    /// ```
-    #[must_use]
-    pub fn built_in() -> Arc<Network> {
-        static NETWORK: OnceLock<Arc<Network>> = OnceLock::new();
-        NETWORK
-            .get_or_init(|| {
-                Arc::new(Network::from_bytes(BUILT_IN).expect("the built-in network is valid"))
-            })
-            .clone()
-    }
-
-    /// A network from its parts: float weights (already clipped) are quantised here.
-    ///
-    /// `input_weights` holds `input_count(variant) × HIDDEN` values, one row per input.
-    pub(crate) fn quantise(
-        variant: Variant,
-        scale: i32,
-        provenance: Provenance,
-        input_weights: &[f32],
-        hidden_bias: &[f32; HIDDEN],
-        output_weights: &[[f32; HIDDEN]; 2],
-        output_bias: &[f32; 2],
-    ) -> Network {
-        let quantise = |value: f32, factor: i32, limit: i16| {
-            ((value * factor as f32).round() as i32).clamp(-i32::from(limit), i32::from(limit))
-                as i16
-        };
-        Network {
-            variant,
-            scale: scale.max(1),
-            provenance,
-            input_weights: input_weights
-                .iter()
-                .map(|&w| quantise(w, QA, INPUT_WEIGHT_LIMIT))
-                .collect(),
-            hidden_bias: hidden_bias.map(|b| quantise(b, QA, INPUT_WEIGHT_LIMIT)),
-            output_weights: output_weights
-                .map(|row| row.map(|w| quantise(w, QB, OUTPUT_WEIGHT_LIMIT))),
-            output_bias: output_bias.map(|b| {
-                ((b * (QA * QB) as f32).round() as i32).clamp(-OUTPUT_BIAS_LIMIT, OUTPUT_BIAS_LIMIT)
-            }),
-        }
-    }
-
-    pub fn variant(&self) -> Variant {
-        self.variant
-    }
-
-    /// Score (hundredths of an attacker) per unit of the network's output.
-    pub fn scale(&self) -> i32 {
-        self.scale
-    }
-
-    /// The row of input weights an input adds to the accumulator.
-    #[inline]
-    pub(crate) fn input_row(&self, input: usize) -> &[i16; HIDDEN] {
-        self.input_weights[input * HIDDEN..(input + 1) * HIDDEN]
-            .try_into()
-            .expect("a row of HIDDEN weights")
-    }
-
-    pub(crate) fn hidden_bias(&self) -> &[i16; HIDDEN] {
-        &self.hidden_bias
-    }
-
-    /// The score of an accumulator with `side` to move, from that side's view.
-    #[inline]
-    pub(crate) fn output(&self, accumulator: &[i16; HIDDEN], side: Side) -> i32 {
-        let row = &self.output_weights[side_index(side)];
-        // Clipped in i16 and widened per product: the compiler's multiply-add of i16 pairs.
-        let sum: i32 = accumulator
-            .iter()
-            .zip(row)
-            .map(|(&value, &weight)| i32::from(value.clamp(0, QA as i16)) * i32::from(weight))
-            .sum();
-        let output = i64::from(sum + self.output_bias[side_index(side)]);
-        (output * i64::from(self.scale) / i64::from(QA * QB)) as i32
-    }
+    /// The largest network file: the largest board's, with the longest provenance text.
+    pub const MAX_FILE_BYTES: usize = {
+        let size = MAX_BOARD_SIZE as usize;
+        HEADER_BYTES + MAX_PROVENANCE + 2 * (3 * size * size + 3) * HIDDEN + 4 * 2 + 8
+    };
 
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -321,7 +185,7 @@ impl Network {
         for weight in weights {
             bytes.extend_from_slice(&weight.to_le_bytes());
         }
-        for bias in self.output_bias {
+        for bias in self.output_bias.iter() {
             bytes.extend_from_slice(&bias.to_le_bytes());
         }
         let checksum = fnv1a(&bytes);
@@ -402,15 +266,15 @@ impl Network {
             },
             input_weights: vec![0; inputs as usize * HIDDEN],
             hidden_bias: [0; HIDDEN],
-            output_weights: [[0; HIDDEN]; 2],
-            output_bias: [0; 2],
+            output_weights: BySide::from_fn(|_| [0; HIDDEN]),
+            output_bias: BySide::default(),
         };
         reader.i16s(&mut network.input_weights, INPUT_WEIGHT_LIMIT)?;
         reader.i16s(&mut network.hidden_bias, INPUT_WEIGHT_LIMIT)?;
-        for row in &mut network.output_weights {
+        for row in network.output_weights.iter_mut() {
             reader.i16s(row, OUTPUT_WEIGHT_LIMIT)?;
         }
-        for bias in &mut network.output_bias {
+        for bias in network.output_bias.iter_mut() {
             *bias = i32::from_le_bytes(reader.array()?);
             if bias.unsigned_abs() > OUTPUT_BIAS_LIMIT as u32 {
                 return Err(NetworkError::WeightOutOfRange);
@@ -418,15 +282,35 @@ impl Network {
         }
         Ok(network)
     }
+
+    /// Reads and checks the network file at `path`, reading no more than
+    /// [`Network::MAX_FILE_BYTES`] and one byte (so a device that never ends, or a huge file, is
+    /// refused at once).
+    ///
+    /// # Errors
+    /// [`NetworkFileError`], naming the file, for anything but a network this build runs.
+    pub fn read_file(path: &Path) -> Result<Network, NetworkFileError> {
+        let refused = |kind| NetworkFileError {
+            path: path.to_path_buf(),
+            kind,
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| {
+                file.take(Network::MAX_FILE_BYTES as u64 + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(|error| refused(NetworkFileErrorKind::Unreadable(error)))?;
+        if bytes.len() > Network::MAX_FILE_BYTES {
+            return Err(refused(NetworkFileErrorKind::TooLarge));
+        }
+        Network::from_bytes(&bytes).map_err(|error| refused(error.into()))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Position, Rules};
-    use crate::search::accumulator::Accumulator;
-    use crate::search::train::FloatNetwork;
-    use crate::search::tt::splitmix;
 
     fn provenance() -> Provenance {
         Provenance {
@@ -437,90 +321,7 @@ mod tests {
     }
 
     fn network() -> Network {
-        FloatNetwork::random(Variant::standard(Rules::Tablut), 9).quantise(400.0, provenance())
-    }
-
-    /// Positions of random games on `variant`.
-    fn positions(variant: Variant, count: usize) -> Vec<Position> {
-        let mut state = 11u64;
-        let mut out = Vec::new();
-        let mut position = Position::start(variant);
-        while out.len() < count {
-            let moves = position.legal_moves();
-            if moves.is_empty() || position.status().is_over() {
-                position = Position::start(variant);
-                continue;
-            }
-            state = splitmix(state);
-            position.play_unchecked(moves[(state % moves.len() as u64) as usize]);
-            out.push(position);
-        }
-        out
-    }
-
-    /// The quantised forward pass stays within 2.5% of the scale (10 hundredths of an attacker at
-    /// scale 400, a tenth of an attacker) of the float reference, and within 0.5% on average: the
-    /// rounding of each weight to 1/255 or 1/1024 of a unit.
-    #[test]
-    fn the_quantised_network_matches_the_float_reference() {
-        for rules in Rules::ALL {
-            let variant = Variant::standard(rules);
-            let float = FloatNetwork::random(variant, 21);
-            let scale = 400.0;
-            let quantised = float.quantise(scale, provenance());
-            let (mut worst, mut total) = (0.0f32, 0.0f32);
-            let positions = positions(variant, 2000);
-            for position in &positions {
-                let reference = float.evaluate(position) * scale;
-                let score = Accumulator::new(&quantised, position).evaluate(&quantised, position);
-                worst = worst.max((score as f32 - reference).abs());
-                total += (score as f32 - reference).abs();
-            }
-            let mean = total / positions.len() as f32;
-            assert!(worst <= 0.025 * scale, "{rules}: off by {worst}");
-            assert!(mean <= 0.005 * scale, "{rules}: off by {mean} on average");
-        }
-    }
-
-    /// The search uses a network for its own variant (the tree changes) and the classic evaluation
-    /// elsewhere (the tree is the classic engine's); both the search and the analysis play legal moves.
-    #[test]
-    fn an_engine_uses_its_network_on_its_variant_only() {
-        use crate::rules::Game;
-        use crate::search::{Engine, EngineConfig, Level, Limits};
-        use std::sync::Arc;
-        use std::sync::atomic::AtomicBool;
-
-        let with_network = Engine::new(EngineConfig {
-            hash_mb: 1,
-            network: Some(Arc::new(network())),
-            ..EngineConfig::default()
-        });
-        let classic = Engine::new(EngineConfig {
-            hash_mb: 1,
-            network: None,
-            ..EngineConfig::default()
-        });
-        let limits = Limits {
-            max_depth: Some(4),
-            ..Limits::default()
-        };
-        for rules in [Rules::Tablut, Rules::Copenhagen] {
-            let game = Game::new(Variant::standard(rules));
-            let ours = with_network
-                .search(&game, &limits, Level::STRONGEST, 0)
-                .expect("a move");
-            let theirs = classic
-                .search(&game, &limits, Level::STRONGEST, 0)
-                .expect("a move");
-            assert!(game.position().legal_moves().contains(&ours.best_move));
-            let same_tree = (ours.nodes, ours.score) == (theirs.nodes, theirs.score);
-            assert_eq!(same_tree, rules != Rules::Tablut, "{rules}");
-            let analysis = with_network
-                .analyse(&game, &limits, 2, &AtomicBool::new(false), |_| {})
-                .expect("an analysis");
-            assert_eq!(analysis.lines.len(), 2);
-        }
+        Network::seeded(Variant::standard(Rules::Tablut), 9, provenance())
     }
 
     #[test]
@@ -607,5 +408,47 @@ mod tests {
             Network::from_bytes(&resealed(wild)),
             Err(NetworkError::WeightOutOfRange)
         );
+    }
+
+    #[test]
+    fn a_network_file_is_read_up_to_the_largest_size_and_named_when_refused() {
+        let path = std::env::temp_dir().join(format!("tafl-net-{}.nnue", std::process::id()));
+        std::fs::write(&path, network().to_bytes()).expect("a temporary file");
+        let read = Network::read_file(&path);
+        std::fs::remove_file(&path).expect("remove the temporary file");
+        assert_eq!(read.expect("our own file"), network());
+        // A device that never ends is refused after the largest size and a byte.
+        let endless = Network::read_file(Path::new("/dev/zero")).expect_err("no network");
+        assert!(
+            matches!(endless.kind, NetworkFileErrorKind::TooLarge),
+            "{endless}"
+        );
+        assert_eq!(
+            endless.to_string(),
+            format!(
+                "network file /dev/zero: more than {} bytes, larger than any network file",
+                Network::MAX_FILE_BYTES
+            )
+        );
+        let missing = Network::read_file(Path::new("/nonexistent/net.nnue")).expect_err("no file");
+        assert!(
+            matches!(missing.kind, NetworkFileErrorKind::Unreadable(_)),
+            "{missing}"
+        );
+        assert!(
+            missing
+                .to_string()
+                .starts_with("network file /nonexistent/net.nnue: ")
+        );
+        // The largest board with the longest text is exactly the largest file.
+        let largest = Network::seeded(
+            Variant::new(Rules::Copenhagen, BoardSize::Thirteen),
+            1,
+            Provenance {
+                text: "x".repeat(MAX_PROVENANCE),
+                ..provenance()
+            },
+        );
+        assert_eq!(largest.to_bytes().len(), Network::MAX_FILE_BYTES);
     }
 }

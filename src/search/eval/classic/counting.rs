@@ -1,11 +1,11 @@
-//! The static evaluation: a tafl position scored from the side to move's view.
+//! Counting the terms: a tafl position scored from the side to move's view.
 //!
 //! The evaluation is a weighted sum: it counts [`Term`]s in the position (how
 //! many attackers, how many corners the king reaches in two moves, ...) and
 //! multiplies each count by its weight (`params.rs`, [`WEIGHTS`]). Counts are
 //! taken from the attackers' view: a term that favours the defenders counts
 //! negative. Being linear in the weights is what lets `tafl tune` fit them to
-//! real games (`tune.rs`).
+//! real games (`lab/tune.rs` counts into a tally of its own).
 //!
 //! The terms, in groups:
 //! - material, with attackers worth more once few are left;
@@ -23,14 +23,12 @@
 //! - edge forts in Copenhagen: the king on the edge walled by defenders;
 //! - the tempo: moving next.
 
-use strum::EnumCount;
-
-use super::board::{ATTACKER, Board, DEFENDER, square_of};
-use super::params::{EVAL_LIMIT, SCARCE_ATTACKER_COUNT, WEIGHTS};
+use super::mailbox::{ATTACKER, DEFENDER, Mailbox, square_of};
+use super::params::{SCARCE_ATTACKER_COUNT, WEIGHTS};
 use super::term::Term;
 use super::weights::Weights;
-use crate::rules::Bitboard;
-use crate::rules::{Position, Side};
+use crate::rules::{Bitboard, Position, Side};
+use crate::search::params::EVAL_LIMIT;
 
 /// Where the evaluation puts each term's count: a running score, or the counts themselves.
 pub(crate) trait Tally {
@@ -51,31 +49,14 @@ impl Tally for Score<'_> {
     }
 }
 
-/// Every term's count in one position, as the tuner wants it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Counts(pub [i32; Term::COUNT]);
-
-impl Tally for Counts {
-    fn add(&mut self, term: Term, count: i32) {
-        self.0[term as usize] += count;
-    }
-}
-
-impl Counts {
-    pub fn of(board: &Board) -> Counts {
-        let mut counts = Counts::default();
-        count_terms(board, &mut counts);
-        counts
-    }
-}
-
 /// Static evaluation with the built-in weights, side to move's view, within ±100,000 (never a won
 /// or lost score).
 pub fn evaluate(position: &Position) -> i32 {
-    evaluate_board(&Board::new(position), &WEIGHTS)
+    evaluate_board(&Mailbox::new(position), &WEIGHTS)
 }
 
-pub(crate) fn evaluate_board(board: &Board, weights: &Weights) -> i32 {
+/// Static evaluation of `board` with `weights`, side to move's view.
+pub(crate) fn evaluate_board(board: &Mailbox, weights: &Weights) -> i32 {
     let mut score = Score { weights, total: 0 };
     count_terms(board, &mut score);
     let for_side_to_move = match board.side_to_move {
@@ -86,7 +67,7 @@ pub(crate) fn evaluate_board(board: &Board, weights: &Weights) -> i32 {
 }
 
 /// Counts every term of `board` into `tally`, from the attackers' view.
-fn count_terms(board: &Board, tally: &mut impl Tally) {
+pub(crate) fn count_terms(board: &Mailbox, tally: &mut impl Tally) {
     tally.add(
         Term::Tempo,
         match board.side_to_move {
@@ -108,7 +89,7 @@ fn count_terms(board: &Board, tally: &mut impl Tally) {
     }
 }
 
-fn material(board: &Board, tally: &mut impl Tally) {
+fn material(board: &Mailbox, tally: &mut impl Tally) {
     tally.add(Term::Attacker, board.attacker_count);
     tally.add(Term::Defender, -board.defender_count);
     tally.add(
@@ -118,7 +99,7 @@ fn material(board: &Board, tally: &mut impl Tally) {
 }
 
 /// The king's mobility and routes (the defenders' terms).
-fn king_routes(board: &Board, tally: &mut impl Tally) {
+fn king_routes(board: &Mailbox, tally: &mut impl Tally) {
     let king = board.king.expect("checked by the caller");
     let mut reach = 0;
     let mut corners_in_two = 0u8;
@@ -159,7 +140,7 @@ fn king_routes(board: &Board, tally: &mut impl Tally) {
 }
 
 /// Attackers' hold on the king where he can be captured.
-fn king_danger(board: &Board, tally: &mut impl Tally) {
+fn king_danger(board: &Mailbox, tally: &mut impl Tally) {
     const BY_SIDES_HELD: [Term; 4] = [
         Term::KingPressureOne,
         Term::KingPressureTwo,
@@ -174,7 +155,7 @@ fn king_danger(board: &Board, tally: &mut impl Tally) {
 }
 
 /// The cordon: the king and defenders cut off from the edge.
-fn encirclement(board: &Board, king_region: Bitboard, tally: &mut impl Tally) {
+fn encirclement(board: &Mailbox, king_region: Bitboard, tally: &mut impl Tally) {
     let open = board.open_to_edge();
     tally.add(
         Term::DefenderEnclosed,
@@ -190,13 +171,13 @@ fn encirclement(board: &Board, king_region: Bitboard, tally: &mut impl Tally) {
 }
 
 /// Links of the attackers' chain: pairs touching diagonally.
-fn diagonal_links(board: &Board, tally: &mut impl Tally) {
+fn diagonal_links(board: &Mailbox, tally: &mut impl Tally) {
     let up = board.attackers.north();
     let links = (board.attackers & up.east()).len() + (board.attackers & up.west()).len();
     tally.add(Term::AttackerDiagonalLink, links as i32);
 }
 
-fn corner_guards(board: &Board, king_region: Bitboard, tally: &mut impl Tally) {
+fn corner_guards(board: &Mailbox, king_region: Bitboard, tally: &mut impl Tally) {
     let last = board.size as i32 - 1;
     for (corner_file, corner_rank) in [(0, 0), (last, 0), (0, last), (last, last)] {
         if !king_region.contains(square_of(
@@ -224,7 +205,7 @@ fn corner_guards(board: &Board, king_region: Bitboard, tally: &mut impl Tally) {
 }
 
 /// Copenhagen's exit fort: an edge king walled by his defenders.
-fn edge_fort(board: &Board, tally: &mut impl Tally) {
+fn edge_fort(board: &Mailbox, tally: &mut impl Tally) {
     let king = board.king.expect("checked by the caller");
     if !board.is_edge(king) {
         return;

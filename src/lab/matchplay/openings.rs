@@ -10,8 +10,7 @@
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
-use super::tt::splitmix;
-use crate::rules::{Game, GameRecord, Move, Rules, Variant};
+use crate::rules::{Game, GameRecord, Move, Rules, Variant, splitmix};
 
 /// Plies of a real game an opening keeps when the caller fixes none: opening
 /// `n` keeps `4 + n % 5`. Four plies leave the start's most trodden lines;
@@ -22,7 +21,7 @@ const REAL_OPENING_PLIES: RangeInclusive<usize> = 4..=8;
 ///
 /// ```
 /// use tafl::rules::{GameRecord, Rules, Variant};
-/// use tafl::search::selfplay::Openings;
+/// use tafl::lab::matchplay::Openings;
 ///
 /// let records = GameRecord::parse_all("d1-d3 e5-e2 g1-g3 f4-c4 g3-e3xe2 f6-f4,1,0,Black\n").unwrap();
 /// let openings = Openings::real(Variant::standard(Rules::Copenhagen), &records, Some(5)).unwrap();
@@ -167,7 +166,7 @@ mod tests {
     use crate::rules::BoardSize;
 
     fn real_games() -> Vec<GameRecord> {
-        GameRecord::parse_all(include_str!("../../tests/data/copenhagen-games.csv"))
+        GameRecord::parse_all(include_str!("../../../tests/data/copenhagen-games.csv"))
             .expect("the real games")
     }
 

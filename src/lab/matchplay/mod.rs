@@ -1,4 +1,4 @@
-//! Self-play between two players, one game at a time (`tafl match` runs many
+//! Matches between two players, one game at a time (`tafl match` runs many
 //! on threads and prints them).
 //!
 //! Games come in pairs: each opening ([`Openings`]) is played twice, each
@@ -11,12 +11,16 @@
 //! score is player A's points (win 1, draw ½) with a 95% confidence interval
 //! from the games' spread, and the Elo difference those points mean.
 
+mod openings;
+mod summary;
+
 use std::time::Duration;
 
-pub use super::openings::{Openings, OpeningsError};
-use super::tt::splitmix;
-use super::{Engine, Level, Limits};
-use crate::rules::{Game, Move, RecordedResult, Side, Status};
+pub use openings::{Openings, OpeningsError};
+pub use summary::{MatchSummary, elo};
+
+use crate::rules::{Game, Move, RecordedResult, Side, Status, splitmix};
+use crate::search::{Engine, Level, Limits};
 
 /// How one side of a match searches.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,49 +29,6 @@ pub struct Player {
     pub max_depth: Option<u32>,
     pub max_nodes: Option<u64>,
     pub movetime: Option<Duration>,
-}
-
-/// A match's result from player A's view.
-#[derive(Clone, Debug, Default)]
-pub struct MatchSummary {
-    pub games: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-    /// A's wins as attackers and as defenders.
-    pub wins_as_attackers: u32,
-    pub wins_as_defenders: u32,
-    /// Games lost by answering no move or an illegal one (counted in `games`).
-    pub forfeits_by_a: u32,
-    pub forfeits_by_b: u32,
-    /// Games a player gave no answer in: not scored, not in `games`.
-    pub abandoned: u32,
-}
-
-impl MatchSummary {
-    /// A's share of the points.
-    pub fn score(&self) -> f64 {
-        (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
-    }
-
-    /// Half-width of the 95% confidence interval of [`MatchSummary::score`].
-    pub fn margin(&self) -> f64 {
-        let n = self.games as f64;
-        if n < 2.0 {
-            return 0.5;
-        }
-        let mean = self.score();
-        let squares = self.wins as f64 * (1.0 - mean).powi(2)
-            + self.draws as f64 * (0.5 - mean).powi(2)
-            + self.losses as f64 * mean.powi(2);
-        1.96 * (squares / (n - 1.0) / n).sqrt()
-    }
-}
-
-/// The Elo difference a score share means (clamped to ±800 at 0 and 1).
-pub fn elo(score: f64) -> f64 {
-    let score = score.clamp(0.01, 0.99);
-    (-400.0 * (1.0 / score - 1.0).log10()).clamp(-800.0, 800.0)
 }
 
 /// Player A attacks in even games and defends in odd ones (each opening twice).
@@ -219,57 +180,6 @@ pub fn play_game(
         start_ply,
         moves,
         ending,
-    }
-}
-
-impl MatchSummary {
-    /// Counts how game `index` ended; what it means for A, in words.
-    pub fn record(&mut self, index: u32, ending: &Ending) -> &'static str {
-        let a_side = if a_attacks(index) {
-            Side::Attackers
-        } else {
-            Side::Defenders
-        };
-        let winner = match ending {
-            Ending::Abandoned { .. } => {
-                self.abandoned += 1;
-                return "abandoned";
-            }
-            Ending::Board(Status::Drawn { .. } | Status::Ongoing) => None,
-            Ending::Board(Status::Won { winner, .. }) => Some(*winner),
-            Ending::Forfeit { loser, .. } => {
-                if *loser == a_side {
-                    self.forfeits_by_a += 1;
-                } else {
-                    self.forfeits_by_b += 1;
-                }
-                Some(loser.opponent())
-            }
-        };
-        self.games += 1;
-        match winner {
-            Some(winner) if winner == a_side => {
-                self.wins += 1;
-                if a_attacks(index) {
-                    self.wins_as_attackers += 1;
-                } else {
-                    self.wins_as_defenders += 1;
-                }
-                "A wins"
-            }
-            Some(_) => {
-                self.losses += 1;
-                "B wins"
-            }
-            None => {
-                self.draws += 1;
-                if *ending == Ending::Board(Status::Ongoing) {
-                    "draw (move limit)"
-                } else {
-                    "draw"
-                }
-            }
-        }
     }
 }
 

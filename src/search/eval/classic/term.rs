@@ -1,5 +1,5 @@
-//! The things the evaluation counts (`eval.rs` counts them, `params.rs`
-//! weighs them, `tune.rs` fits the weights).
+//! The things the evaluation counts (`counting.rs` counts them, `params.rs`
+//! weighs them, `lab/tune.rs` fits the weights).
 
 use strum::{EnumCount, EnumIter, EnumString, IntoStaticStr};
 

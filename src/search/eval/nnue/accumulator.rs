@@ -8,9 +8,9 @@
 //! rules. Rows are added with wrapping `i16` arithmetic over fixed-length
 //! arrays, which the compiler turns into vector instructions.
 
-use super::datagen::Piece;
-use super::network::{HIDDEN, Network, input_index};
-use crate::rules::{Bitboard, Position};
+use super::features::{input_index, inputs};
+use super::network::{HIDDEN, Network};
+use crate::rules::{Bitboard, Piece, Position};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Accumulator(pub [i16; HIDDEN]);
@@ -18,10 +18,9 @@ pub(crate) struct Accumulator(pub [i16; HIDDEN]);
 impl Accumulator {
     /// The accumulator of `position`, summed from scratch.
     pub fn new(network: &Network, position: &Position) -> Accumulator {
-        let size = position.variant().size.get() as usize;
         let mut accumulator = Accumulator(*network.hidden_bias());
-        for (piece, square) in super::datagen::pieces(position) {
-            accumulator.add(network, input_index(piece, square, size));
+        for input in inputs(position) {
+            accumulator.add(network, input);
         }
         accumulator
     }
@@ -73,9 +72,8 @@ impl Accumulator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{BoardSize, Rules, Variant};
-    use crate::search::train::FloatNetwork;
-    use crate::search::tt::splitmix;
+    use crate::rules::{BoardSize, Rules, Variant, splitmix};
+    use crate::search::Provenance;
 
     /// Random games on every variant: after every move (and every pass) the incremental accumulator
     /// equals the one summed from scratch.
@@ -86,9 +84,10 @@ mod tests {
         for rules in Rules::ALL {
             for size in [9, 11, 13] {
                 let variant = Variant::new(rules, BoardSize::new(size).expect("size"));
-                let network = FloatNetwork::random(variant, u64::from(size)).quantise(
-                    400.0,
-                    crate::search::Provenance {
+                let network = Network::seeded(
+                    variant,
+                    u64::from(size),
+                    Provenance {
                         generation: 0,
                         validation_loss: 0.0,
                         text: String::new(),

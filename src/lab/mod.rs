@@ -1,0 +1,23 @@
+//! The lab (feature `lab`): what grows and measures the AI, around the
+//! engine and never inside it. The `tafl` binary's tools run it; a library
+//! user of the rules and the search never compiles it.
+//!
+//! - [`datagen`]: self-play training data for the evaluation network, and its
+//!   record format (`datagen/record.rs`);
+//! - [`train`]: training a network on that data (the float network);
+//! - [`tune`]: fitting the classic evaluation's weights to real games
+//!   (Texel's method);
+//! - [`matchplay`]: matches between two players (openings, one game, the
+//!   score);
+//! - [`bench`](mod@bench): the bench positions, whose node count is the search's
+//!   fingerprint.
+//!
+//! Training and tuning share one optimiser (`adam.rs`). The lab uses
+//! `crate::rules` and `crate::search`; neither uses the lab.
+
+mod adam;
+pub mod bench;
+pub mod datagen;
+pub mod matchplay;
+pub mod train;
+pub mod tune;
