@@ -478,7 +478,9 @@ async fn slow_reader(addr: SocketAddr, until: Instant, tally: Arc<Tally>) {
             Duration::from_millis(100),
         )
         .await;
-        tally.slow_reader_connections.fetch_add(1, Ordering::Relaxed);
+        tally
+            .slow_reader_connections
+            .fetch_add(1, Ordering::Relaxed);
         // Held until the server closes it (its send timeout) or the run ends.
         let left = until.saturating_duration_since(Instant::now());
         let _ = tokio::time::timeout(left, connection).await;

@@ -172,7 +172,10 @@ impl Server {
             .layer(connection::CallTrackingLayer::new(transport))
             .layer(telemetry::layer())
             .layer(deadline::DeadlineLayer)
-            .layer(response_bytes::ResponseBytesLayer::new(responses))
+            .layer(response_bytes::ResponseBytesLayer::new(
+                responses,
+                connection::waiting_responses,
+            ))
             .layer(request_bytes::RequestBytesLayer::new(transport))
             .add_service(health_service)
             .add_service(reflection_v1)

@@ -30,7 +30,6 @@ use http_body::{Body, Frame};
 use prost::bytes::Buf;
 use tonic::codegen::http;
 
-use super::connection::waiting_responses;
 use crate::service::api::error::ServiceError;
 use crate::service::config::TransportConfig;
 
@@ -146,12 +145,15 @@ fn busy_sending() -> tonic::Status {
 #[derive(Clone, Debug)]
 pub struct ResponseBytesLayer {
     budget: ResponseBudget,
+    waiting: WaitingOf,
 }
 
 impl ResponseBytesLayer {
-    /// The layer over `budget` (the one the connections count into).
-    pub fn new(budget: ResponseBudget) -> ResponseBytesLayer {
-        ResponseBytesLayer { budget }
+    /// The layer over `budget` (the one the connections count into), each
+    /// call's connection found by `waiting` (the connection's own lookup,
+    /// given here so that this file need not import the connection's).
+    pub fn new(budget: ResponseBudget, waiting: WaitingOf) -> ResponseBytesLayer {
+        ResponseBytesLayer { budget, waiting }
     }
 }
 
@@ -162,6 +164,7 @@ impl<S> tower::Layer<S> for ResponseBytesLayer {
         ResponseBytes {
             inner,
             budget: self.budget.clone(),
+            waiting: self.waiting,
         }
     }
 }
@@ -171,7 +174,12 @@ impl<S> tower::Layer<S> for ResponseBytesLayer {
 pub struct ResponseBytes<S> {
     inner: S,
     budget: ResponseBudget,
+    waiting: WaitingOf,
 }
+
+/// The waiting response bytes of the connection a call came on, from its
+/// request's extensions.
+pub type WaitingOf = fn(&http::Extensions) -> Option<Arc<WaitingBytes>>;
 
 type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
 
@@ -192,7 +200,7 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let meter = waiting_responses(request.extensions()).map(|waiting| Meter {
+        let meter = (self.waiting)(request.extensions()).map(|waiting| Meter {
             waiting,
             budget: self.budget.clone(),
         });
