@@ -1,16 +1,21 @@
-//! Soak: the release binary under every attack of issue "Hardened" at once,
-//! beside normal traffic, for 60 s (`SOAK_SECS` to change it):
+//! Soak: the release binary under every attack of issues "Hardened" and
+//! "Fair share" at once, beside normal traffic, for 60 s (`SOAK_SECS` to
+//! change it):
 //!
 //! - normal: 4 clients calling LegalMoves / ApplyMove on a real 60-ply game
 //!   every 5 ms, a Health/Check probe every 50 ms, a SuggestMove (level 5,
-//!   5 s deadline) every 500 ms;
+//!   5 s deadline: the victim) every 500 ms;
 //! - attacks: 2 connections opening 3,000 never-ending Watch streams each
 //!   (again whenever closed), 200 silent TCP connections (again whenever
 //!   closed), 4 clients replaying 4,096-ply Tablut games back to back, 24
-//!   clients asking for 3 s searches with a 10 s deadline back to back.
+//!   clients asking for 3 s searches with a 10 s deadline back to back;
+//!   16 slow readers (stream window 0, never reading) with 128 ValidateGame
+//!   calls of a 4,096-ply game each (again whenever closed), 2 connections
+//!   keeping 6 Threats each on a costly position going, and one connection
+//!   holding 2 Analyze streams without limits (again whenever they end).
 //!
 //! Prints peak RSS, cheap-call and health p50/p99, searches answered and
-//! refused, failed normal calls (must be 0; a normal search refused counts
+//! refused, failed normal calls (must be 0; a victim search refused counts
 //! as one), and the exit time after SIGTERM.
 //! The server runs with deploy/k8s's settings (2 search threads, 64 MiB
 //! tables, 16 queued searches).
@@ -23,9 +28,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use prost::Message;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{
-    self, ApplyMoveRequest, LegalMovesRequest, SearchLimits, SuggestMoveRequest,
+    self, AnalyzeRequest, ApplyMoveRequest, LegalMovesRequest, SearchLimits, SuggestMoveRequest,
+    ThreatsRequest, ValidateGameRequest,
 };
 use tokio::task::JoinSet;
 use tonic::Code;
@@ -35,10 +42,18 @@ use tonic_health::pb::health_client::HealthClient;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-use common::{long_game, process, raw_h2, real_game};
+use common::{costly_threats, long_game, process, raw_h2, real_game};
 
 /// Clients asking for long searches back to back.
 const FLOOD_SEARCHERS: u64 = 24;
+/// Connections that never read their answers, and the calls on each.
+const SLOW_READERS: usize = 16;
+const SLOW_READER_CALLS: usize = 128;
+/// Connections keeping Threats calls going, and the calls each keeps going.
+const THREATS_CONNECTIONS: usize = 2;
+const THREATS_PER_CONNECTION: usize = 6;
+/// Analyze streams without limits held by one connection.
+const ANALYSES: usize = 2;
 
 /// What the run counts, shared by its tasks.
 #[derive(Default)]
@@ -53,6 +68,11 @@ struct Tally {
     long_replays: AtomicUsize,
     watch_streams_sent: AtomicUsize,
     silent_connections: AtomicUsize,
+    slow_reader_connections: AtomicUsize,
+    threats_ok: AtomicUsize,
+    threats_refused: AtomicUsize,
+    threats_other: AtomicUsize,
+    analyses_started: AtomicUsize,
     peak_rss_kib: AtomicU64,
 }
 
@@ -114,6 +134,19 @@ fn main() {
         for _ in 0..4 {
             attacks.spawn(long_games(connect(addr).await, until, Arc::clone(&tally)));
         }
+        for _ in 0..SLOW_READERS {
+            attacks.spawn(slow_reader(addr, until, Arc::clone(&tally)));
+        }
+        for _ in 0..THREATS_CONNECTIONS {
+            let client = connect(addr).await;
+            for _ in 0..THREATS_PER_CONNECTION {
+                attacks.spawn(threats_flood(client.clone(), until, Arc::clone(&tally)));
+            }
+        }
+        let analyst = connect(addr).await;
+        for _ in 0..ANALYSES {
+            attacks.spawn(analysis_hog(analyst.clone(), until, Arc::clone(&tally)));
+        }
         let flood_client = connect(addr).await;
         for seed in 0..FLOOD_SEARCHERS {
             attacks.spawn(long_searches(
@@ -144,6 +177,8 @@ fn main() {
         attacks.join_all().await;
         (cheap, health)
     });
+    // The clients' connections (the slow readers' among them) close before the server is stopped.
+    drop(runtime);
     stop.store(true, Ordering::Relaxed);
     for attack in raw_attacks {
         attack.join().expect("attack thread");
@@ -165,10 +200,17 @@ fn main() {
     println!("  cheap calls: {}", summary(cheap));
     println!("  Health/Check: {}", summary(health));
     println!(
-        "  normal searches: {} OK, {} refused, {} other",
+        "  victim searches (level 5, 5 s deadline): {} OK, {} refused, {} other",
         count(&tally.searches_ok),
         count(&tally.searches_refused),
         count(&tally.searches_other)
+    );
+    println!(
+        "  Threats flood: {} OK, {} refused, {} other; {} analyses started",
+        count(&tally.threats_ok),
+        count(&tally.threats_refused),
+        count(&tally.threats_other),
+        count(&tally.analyses_started)
     );
     println!(
         "  flood searches: {} OK, {} refused, {} other",
@@ -177,10 +219,11 @@ fn main() {
         count(&tally.flood_searches_other)
     );
     println!(
-        "  attacks: {} replays of 4,096 plies, {} Watch streams asked for, {} silent connections",
+        "  attacks: {} replays of 4,096 plies, {} Watch streams asked for, {} silent connections, {} slow-reader connections",
         count(&tally.long_replays),
         count(&tally.watch_streams_sent),
-        count(&tally.silent_connections)
+        count(&tally.silent_connections),
+        count(&tally.slow_reader_connections)
     );
     println!("  failed normal calls: {}", count(&tally.normal_failed));
     println!("  exit {exit:?} after SIGTERM, {status}");
@@ -374,6 +417,73 @@ async fn long_searches(
             Err(_) => &tally.flood_searches_other,
         };
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Attack: Threats on a costly position, back to back.
+async fn threats_flood(mut client: TaflServiceClient<Channel>, until: Instant, tally: Arc<Tally>) {
+    while Instant::now() < until {
+        let request = ThreatsRequest {
+            game: Some(costly_threats::costly_threats_game()),
+        };
+        let counter = match client.threats(request).await {
+            Ok(_) => &tally.threats_ok,
+            Err(status) if status.code() == Code::ResourceExhausted => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                &tally.threats_refused
+            }
+            Err(_) => &tally.threats_other,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Attack: an Analyze stream without limits (the server's 10 s cap), again whenever it ends.
+async fn analysis_hog(mut client: TaflServiceClient<Channel>, until: Instant, tally: Arc<Tally>) {
+    while Instant::now() < until {
+        let Ok(stream) = client.analyze(AnalyzeRequest::default()).await else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        tally.analyses_started.fetch_add(1, Ordering::Relaxed);
+        let mut stream = stream.into_inner();
+        while Instant::now() < until {
+            match tokio::time::timeout(Duration::from_millis(500), stream.message()).await {
+                Ok(Ok(Some(_))) | Err(_) => {}
+                Ok(_) => break,
+            }
+        }
+    }
+}
+
+/// Attack: a connection that shuts its stream window and never reads, with
+/// 128 ValidateGame calls of a 4,096-ply game (135 KB answers) on it, again
+/// whenever the server closes it.
+async fn slow_reader(addr: SocketAddr, until: Instant, tally: Arc<Tally>) {
+    let game = pb::Game {
+        variant: Some(pb::Variant {
+            rules: pb::Rules::Tablut.into(),
+            board_size: 0,
+        }),
+        start: String::new(),
+        moves: long_game::back_and_forth(4096),
+    };
+    let body = ValidateGameRequest { game: Some(game) }.encode_to_vec();
+    while Instant::now() < until {
+        let (_, connection) = raw_h2::unread_calls(
+            addr,
+            "/tafl.v1.TaflService/ValidateGame",
+            &body,
+            SLOW_READER_CALLS,
+            Duration::from_millis(100),
+        )
+        .await;
+        tally
+            .slow_reader_connections
+            .fetch_add(1, Ordering::Relaxed);
+        // Held until the server closes it (its send timeout) or the run ends.
+        let left = until.saturating_duration_since(Instant::now());
+        let _ = tokio::time::timeout(left, connection).await;
     }
 }
 

@@ -13,12 +13,18 @@ mod common;
 mod hardening {
     mod admission;
     mod config;
+    mod connection_age;
     mod connections;
+    mod deadlines;
+    mod fair_share;
+    mod open_calls;
     mod overload;
     mod replay_flood;
     mod request_bytes;
     mod shutdown;
+    mod slow_readers;
     mod streams;
+    mod threats_deadline;
     mod transport_errors;
 }
 

@@ -11,6 +11,7 @@ mod service {
     // The cases' `use super::*` finds the helpers below through this.
     use super::*;
 
+    mod analysis_progress;
     mod analyze;
     mod endings;
     mod error_info;

@@ -59,6 +59,34 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_REQUEST_BYTES", default_value_t = defaults().transport.max_request_bytes)]
     max_request_bytes: usize,
 
+    /// Response bytes one connection's calls may have handed over and its client not yet taken
+    /// (a shut HTTP/2 window, a client that does not read); past that its calls end
+    /// RESOURCE_EXHAUSTED. A connection with nothing waiting may always send one answer.
+    #[arg(long, env = "TAFL_MAX_RESPONSE_BYTES_PER_CONNECTION", default_value_t = defaults().transport.max_response_bytes_per_connection)]
+    max_response_bytes_per_connection: usize,
+
+    /// Response bytes all calls may have waiting, as above.
+    #[arg(long, env = "TAFL_MAX_RESPONSE_BYTES", default_value_t = defaults().transport.max_response_bytes)]
+    max_response_bytes: usize,
+
+    /// A connection whose responses wait this long with no byte of them taken by the client
+    /// is closed (milliseconds).
+    #[arg(long, env = "TAFL_SEND_TIMEOUT_MS", default_value_t = millis(defaults().transport.send_timeout))]
+    send_timeout_ms: u64,
+
+    /// Calls (Watch streams included) open at once on all connections; past that a
+    /// connection's new calls are RESOURCE_EXHAUSTED, unless it has none open.
+    #[arg(long, env = "TAFL_MAX_CALLS", default_value_t = defaults().transport.max_calls)]
+    max_calls: usize,
+
+    /// A connection this old gets GOAWAY: no new calls, closed once its calls end (milliseconds).
+    #[arg(long, env = "TAFL_MAX_CONNECTION_AGE_MS", default_value_t = millis(defaults().transport.max_connection_age))]
+    max_connection_age_ms: u64,
+
+    /// And is closed this long after its maximum age, calls open or not (milliseconds).
+    #[arg(long, env = "TAFL_MAX_CONNECTION_AGE_GRACE_MS", default_value_t = millis(defaults().transport.max_connection_age_grace))]
+    max_connection_age_grace_ms: u64,
+
     /// Deepest search the server runs, whatever a caller asks (plies).
     #[arg(long, env = "TAFL_MAX_SEARCH_DEPTH", default_value_t = defaults().caps.max_search_depth)]
     max_search_depth: u32,
@@ -162,6 +190,12 @@ impl From<ServeArgs> for Config {
                 max_message_bytes: args.max_message_bytes,
                 max_request_bytes_per_connection: args.max_request_bytes_per_connection,
                 max_request_bytes: args.max_request_bytes,
+                max_response_bytes_per_connection: args.max_response_bytes_per_connection,
+                max_response_bytes: args.max_response_bytes,
+                send_timeout: ms(args.send_timeout_ms),
+                max_calls: args.max_calls,
+                max_connection_age: ms(args.max_connection_age_ms),
+                max_connection_age_grace: ms(args.max_connection_age_grace_ms),
             },
             caps: CapsConfig {
                 max_game_plies: args.max_game_plies,

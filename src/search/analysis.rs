@@ -38,8 +38,10 @@ pub struct AnalysisUpdate {
 impl Engine {
     /// Analyses the game's position: up to `lines` (at most [`MAX_LINES`])
     /// lines, deepening until the limits or `stop`, calling `on_depth` after
-    /// every completed depth. Returns the last completed depth; `None` when
-    /// the game is over or the deadline came before depth 1 completed.
+    /// every completed depth. Returns the last completed depth, with the
+    /// nodes and the time of the whole analysis (the unfinished depth's
+    /// too); `None` when the game is over or the deadline came before depth
+    /// 1 completed.
     pub fn analyse(
         &self,
         game: &Game,
@@ -94,7 +96,12 @@ impl Engine {
                     break;
                 }
             }
-            last
+            let nodes = searcher.nodes;
+            last.map(|update| AnalysisUpdate {
+                nodes,
+                elapsed: started.elapsed(),
+                ..update
+            })
         })
     }
 }
@@ -127,12 +134,39 @@ mod tests {
             .expect("depth 1 completes");
         assert_eq!(depths, [1, 2, 3]);
         assert_eq!(last.depth, 3);
+        assert!(last.nodes > 0);
         for line in &last.lines {
             let mut position = *game.position();
             for &mv in &line.pv {
                 position.play(mv).expect("every pv move is legal");
             }
         }
+    }
+
+    #[test]
+    fn the_last_update_counts_the_whole_analysis() {
+        let engine = Engine::new(super::super::EngineConfig {
+            hash_mb: 1,
+            ..Default::default()
+        });
+        let game = Game::new(Variant::standard(Rules::Copenhagen));
+        let stop = AtomicBool::new(false);
+        let mut completed: Option<AnalysisUpdate> = None;
+        let last = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(Duration::from_millis(100));
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            engine.analyse(&game, &Limits::default(), 1, &stop, |update| {
+                completed = Some(update.clone());
+            })
+        })
+        .expect("depth 1 completes in 100 ms");
+        let completed = completed.expect("an update per completed depth");
+        assert_eq!(last.depth, completed.depth);
+        // Stopped at 100 ms, most likely inside a depth it did not complete.
+        assert!(last.elapsed >= Duration::from_millis(100), "{last:?}");
+        assert!(last.nodes >= completed.nodes);
     }
 
     #[test]

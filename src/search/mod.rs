@@ -47,7 +47,7 @@ pub use eval::classic::{Term, Weights, WeightsError, evaluate};
 pub use eval::nnue::{Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Provenance};
 pub use levels::Level;
 pub use limits::Limits;
-pub use threats::{Threats, threats};
+pub use threats::{Threats, threats, threats_until};
 
 use crate::rules::{Game, Move, Position, Status};
 use alphabeta::{Searcher, Workspace};

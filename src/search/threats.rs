@@ -7,7 +7,10 @@
 //! three-ply search (the move, every reply, a win), not by a pattern.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
+use super::limits::{Clock, Limits};
 use crate::rules::{Game, Move, PlayedMove, Side, Square, Status};
 
 /// The tactical picture; every list empty once the game is over.
@@ -30,9 +33,23 @@ pub struct Threats {
 /// square, then to square; pieces by square.
 #[must_use]
 pub fn threats(game: &Game) -> Threats {
+    threats_until(game, None, &AtomicBool::new(false)).unwrap_or_default()
+}
+
+/// [`threats`], given up (`None`) once `deadline` passes or `stop` is set
+/// (from any thread) before the double threats are proven.
+#[must_use]
+pub fn threats_until(game: &Game, deadline: Option<Instant>, stop: &AtomicBool) -> Option<Threats> {
     if game.status().is_over() {
-        return Threats::default();
+        return Some(Threats::default());
     }
+    let clock = Clock::new(
+        &Limits {
+            deadline,
+            ..Limits::default()
+        },
+        stop,
+    );
     let position = game.position();
     let side = position.side_to_move();
     let opponent = side.opponent();
@@ -42,18 +59,22 @@ pub fn threats(game: &Game) -> Threats {
     let theirs: Vec<PlayedMove> = sorted(position.passed().legal_moves().as_slice())
         .filter_map(|mv| game.look_ahead_for_opponent().preview(mv).ok())
         .collect();
-    let double_threats = ours
+    let mut double_threats = Vec::new();
+    for played in ours
         .iter()
-        .filter(|played| played.status == Status::Ongoing && forces_win(game, played.played, side))
-        .copied()
-        .collect();
-    Threats {
+        .filter(|played| played.status == Status::Ongoing)
+    {
+        if forces_win(game, played.played, side, &clock)? {
+            double_threats.push(*played);
+        }
+    }
+    Some(Threats {
         winning_moves: winners(&ours, side),
         opponent_wins: winners(&theirs, opponent),
         double_threats,
         can_capture: by_captured_square(&ours),
         in_danger: by_captured_square(&theirs),
-    }
+    })
 }
 
 fn sorted(moves: &[Move]) -> impl Iterator<Item = Move> {
@@ -87,19 +108,22 @@ fn by_captured_square(moves: &[PlayedMove]) -> Vec<(Square, Vec<PlayedMove>)> {
 /// After `mv` (which does not end the game), does every reply of the other
 /// side either lose at once or leave `side` a winning move? An exact
 /// three-ply search: every reply, and for each a win found or every move
-/// tried.
-fn forces_win(game: &Game, mv: Move, side: Side) -> bool {
+/// tried. `None` once the clock says stop.
+fn forces_win(game: &Game, mv: Move, side: Side, clock: &Clock<'_>) -> Option<bool> {
     let mut after = game.look_ahead();
     if after.play(mv).is_err() {
-        return false;
+        return Some(false);
     }
     // The win that answered the last reply is the likeliest to answer the next.
     let mut last_win: Option<Move> = None;
     let replies = after.position().legal_moves();
-    replies.iter().all(|&reply| {
+    for &reply in replies.iter() {
+        if clock.past_deadline() {
+            return None;
+        }
         let mut replied = after.clone();
-        match replied.play(reply) {
-            Ok(played) if played.status.is_over() => wins_for(&played, side),
+        let parried = match replied.play(reply) {
+            Ok(played) if played.status.is_over() => !wins_for(&played, side),
             Ok(_) => {
                 let wins = |win: &Move| {
                     replied
@@ -107,12 +131,16 @@ fn forces_win(game: &Game, mv: Move, side: Side) -> bool {
                         .is_ok_and(|played| wins_for(&played, side))
                 };
                 if last_win.as_ref().is_some_and(wins) {
-                    return true;
+                    continue;
                 }
                 last_win = replied.position().legal_moves().iter().copied().find(wins);
-                last_win.is_some()
+                last_win.is_none()
             }
-            Err(_) => false,
+            Err(_) => true,
+        };
+        if parried {
+            return Some(false);
         }
-    })
+    }
+    Some(true)
 }

@@ -48,6 +48,18 @@ pub struct TransportConfig {
     pub max_request_bytes_per_connection: usize,
     /// Request bytes all calls may hold at once.
     pub max_request_bytes: usize,
+    /// Response bytes one connection's calls may have waiting for the client to take them.
+    pub max_response_bytes_per_connection: usize,
+    /// Response bytes all calls may have waiting, as above.
+    pub max_response_bytes: usize,
+    /// A connection whose responses wait this long with no byte of them written is closed.
+    pub send_timeout: Duration,
+    /// Calls (Watch streams included) open at once on all connections.
+    pub max_calls: usize,
+    /// A connection this old is sent GOAWAY: it takes no new calls and closes once its calls end.
+    pub max_connection_age: Duration,
+    /// And is closed this long after its maximum age, calls open or not.
+    pub max_connection_age_grace: Duration,
 }
 
 /// The PEM files TLS is served with. Only the paths are kept: the key is
@@ -155,6 +167,12 @@ impl Default for TransportConfig {
             max_message_bytes: 4 << 20,
             max_request_bytes_per_connection: 16 << 20,
             max_request_bytes: 64 << 20,
+            max_response_bytes_per_connection: 1 << 20,
+            max_response_bytes: 16 << 20,
+            send_timeout: Duration::from_secs(30),
+            max_calls: 4096,
+            max_connection_age: Duration::from_secs(30 * 60),
+            max_connection_age_grace: Duration::from_secs(30),
         }
     }
 }
@@ -235,7 +253,7 @@ impl Config {
         let (transport, caps, exec, shutdown) =
             (&self.transport, &self.caps, &self.exec, &self.shutdown);
         let message = as_u64(transport.max_message_bytes);
-        let counts: [(&'static str, u64, RangeInclusive<u64>); 13] = [
+        let counts: [(&'static str, u64, RangeInclusive<u64>); 16] = [
             ("--search-threads", as_u64(exec.search_threads), 0..=1024),
             (
                 "--max-concurrent-searches",
@@ -281,8 +299,19 @@ impl Config {
                 as_u64(transport.max_request_bytes),
                 message..=1 << 40,
             ),
+            (
+                "--max-response-bytes-per-connection",
+                as_u64(transport.max_response_bytes_per_connection),
+                1024..=1 << 40,
+            ),
+            (
+                "--max-response-bytes",
+                as_u64(transport.max_response_bytes),
+                1024..=1 << 40,
+            ),
+            ("--max-calls", as_u64(transport.max_calls), 1..=10_000_000),
         ];
-        let durations: [(&'static str, u64, RangeInclusive<u64>); 9] = [
+        let durations: [(&'static str, u64, RangeInclusive<u64>); 12] = [
             (
                 "--max-search-time-ms",
                 millis(caps.max_search_time),
@@ -318,6 +347,21 @@ impl Config {
                 "--keepalive-timeout-ms",
                 millis(transport.keepalive_timeout),
                 1..=HOUR_MS,
+            ),
+            (
+                "--send-timeout-ms",
+                millis(transport.send_timeout),
+                1..=HOUR_MS,
+            ),
+            (
+                "--max-connection-age-ms",
+                millis(transport.max_connection_age),
+                1..=365 * 24 * HOUR_MS,
+            ),
+            (
+                "--max-connection-age-grace-ms",
+                millis(transport.max_connection_age_grace),
+                0..=24 * HOUR_MS,
             ),
             (
                 "--deadline-margin-percent",

@@ -41,7 +41,7 @@ pub use config::{
     TransportConfig,
 };
 pub use transport::shutdown;
-use transport::{connection, health, request_bytes, tls};
+use transport::{connection, deadline, health, request_bytes, response_bytes, tls};
 
 /// The generated protobuf types, server and client of `tafl.v1`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
@@ -153,20 +153,29 @@ impl Server {
         let state = Arc::new(State::new(config, network));
         let (stop, stopped) = oneshot::channel::<()>();
         let transport = &state.config.transport;
+        let responses = response_bytes::ResponseBudget::new(transport);
         let incoming = connection::incoming(
             listener,
             connection::ConnectionLimits::from_config(transport),
+            responses.clone(),
         );
+        // GOAWAY at the maximum age; the connection closes itself at the end of the grace.
         let mut builder = tonic::transport::Server::builder()
             .max_concurrent_streams(transport.max_streams_per_connection)
             .http2_keepalive_interval(Some(transport.keepalive_interval))
-            .http2_keepalive_timeout(Some(transport.keepalive_timeout));
+            .http2_keepalive_timeout(Some(transport.keepalive_timeout))
+            .max_connection_age(transport.max_connection_age);
         if let Some(tls) = tls::server_config(transport)? {
             builder = builder.tls_config(tls)?;
         }
         let router = builder
-            .layer(connection::CallTrackingLayer)
+            .layer(connection::CallTrackingLayer::new(transport))
             .layer(telemetry::layer())
+            .layer(deadline::DeadlineLayer)
+            .layer(response_bytes::ResponseBytesLayer::new(
+                responses,
+                connection::waiting_responses,
+            ))
             .layer(request_bytes::RequestBytesLayer::new(transport))
             .add_service(health_service)
             .add_service(reflection_v1)

@@ -1,6 +1,8 @@
 //! HTTP/2 by hand, for the tests that must behave as no well-mannered
 //! client would: frames written straight to a TCP socket (HPACK literals
-//! only), and the server's frames read back by type.
+//! only), and the server's frames read back by type; and [`grpc_call`], a
+//! call with whatever headers a test gives, whose status is the server's
+//! own (no client-side timer).
 
 #![allow(dead_code)]
 
@@ -24,6 +26,8 @@ pub const END_HEADERS: u8 = 0x4;
 
 /// SETTINGS_MAX_CONCURRENT_STREAMS.
 pub const MAX_CONCURRENT_STREAMS: u16 = 0x3;
+/// SETTINGS_INITIAL_WINDOW_SIZE: what the server may send on each stream before the client says more.
+pub const INITIAL_WINDOW_SIZE: u16 = 0x4;
 /// The RST_STREAM code for a stream the server would not open.
 pub const REFUSED_STREAM: u32 = 0x7;
 
@@ -97,6 +101,14 @@ pub fn grpc_headers(path: &str) -> Vec<u8> {
     block
 }
 
+/// A SETTINGS frame's payload.
+pub fn settings(parameters: &[(u16, u32)]) -> Vec<u8> {
+    parameters
+        .iter()
+        .flat_map(|(id, value)| id.to_be_bytes().into_iter().chain(value.to_be_bytes()))
+        .collect()
+}
+
 /// A gRPC message frame: the compressed flag, the length, the bytes.
 pub fn grpc_message(compressed: u8, message: &[u8]) -> Vec<u8> {
     let mut bytes = vec![compressed];
@@ -113,10 +125,15 @@ pub struct RawConnection {
 impl RawConnection {
     /// Connects and sends the preface and an empty SETTINGS frame.
     pub fn open(addr: SocketAddr) -> io::Result<RawConnection> {
+        RawConnection::open_with(addr, &[])
+    }
+
+    /// Connects and sends the preface and a SETTINGS frame of `parameters`.
+    pub fn open_with(addr: SocketAddr, parameters: &[(u16, u32)]) -> io::Result<RawConnection> {
         let mut stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
         stream.write_all(PREFACE)?;
-        stream.write_all(&frame(SETTINGS, 0, 0, &[]))?;
+        stream.write_all(&frame(SETTINGS, 0, 0, &settings(parameters)))?;
         Ok(RawConnection { stream })
     }
 
@@ -148,4 +165,116 @@ pub fn read_frame(stream: &mut TcpStream, timeout: Duration) -> Option<Frame> {
         stream: u32::from_be_bytes([header[5], header[6], header[7], header[8]]) & 0x7fff_ffff,
         payload,
     })
+}
+
+/// What the server answered a [`grpc_call`]: its status (from the trailers,
+/// or the headers of a trailers-only answer) and the message bytes.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: tonic::Status,
+    pub body: Vec<u8>,
+}
+
+/// A gRPC call to `path` on a connection of its own, with `headers` added
+/// and `message` as its one message. A tonic client keeps a `grpc-timeout`
+/// itself too and may answer before the server does; this one waits for the
+/// server's answer, however long.
+pub async fn grpc_call(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    message: &[u8],
+) -> Answer {
+    let tcp = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let (client, connection) = h2::client::handshake(tcp).await.expect("HTTP/2");
+    tokio::spawn(connection);
+    let mut request = tonic::codegen::http::Request::post(format!("http://{addr}{path}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let mut client = client.ready().await.expect("ready");
+    let (response, mut sending) = client
+        .send_request(request.body(()).expect("a request"), false)
+        .expect("sent");
+    // The server may answer before it has read the message (a deadline passed, a budget full).
+    let _ = sending.send_data(grpc_message(0, message).into(), true);
+    let (head, mut body) = response.await.expect("an answer").into_parts();
+    if let Some(status) = tonic::Status::from_header_map(&head.headers) {
+        return Answer {
+            status,
+            body: Vec::new(),
+        };
+    }
+    let mut bytes = Vec::new();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.expect("data");
+        let _ = body.flow_control().release_capacity(chunk.len());
+        bytes.extend_from_slice(&chunk);
+    }
+    let trailers = body.trailers().await.expect("trailers").unwrap_or_default();
+    Answer {
+        status: tonic::Status::from_header_map(&trailers).expect("a grpc-status"),
+        body: bytes,
+    }
+}
+
+/// `count` calls of `path` on one connection that never takes what the
+/// server sends (its stream window shut: SETTINGS_INITIAL_WINDOW_SIZE 0).
+/// Each call's status if the server ends it within `wait` (an answer in
+/// trailers alone needs no window), `None` while its answer waits for the
+/// window; and the connection's task, which ends when the server closes it.
+pub async fn unread_calls(
+    addr: SocketAddr,
+    path: &str,
+    message: &[u8],
+    count: usize,
+    wait: Duration,
+) -> (Vec<Option<tonic::Status>>, tokio::task::JoinHandle<()>) {
+    let tcp = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(0)
+        .handshake::<_, prost::bytes::Bytes>(tcp)
+        .await
+        .expect("HTTP/2");
+    let connection = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let mut answers = Vec::new();
+    for _ in 0..count {
+        let mut client = client.clone().ready().await.expect("ready");
+        let request = tonic::codegen::http::Request::post(format!("http://{addr}{path}"))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .body(())
+            .expect("a request");
+        let (response, mut sending) = client.send_request(request, false).expect("sent");
+        let _ = sending.send_data(grpc_message(0, message).into(), true);
+        answers.push(tokio::spawn(async move {
+            let (head, mut body) = response.await.ok()?.into_parts();
+            if let Some(status) = tonic::Status::from_header_map(&head.headers) {
+                return Some(status);
+            }
+            // Holds the stream (and its unread answer) until the connection ends.
+            let ended = body.data().await.is_none();
+            let trailers = body.trailers().await.ok().flatten();
+            ended.then(|| trailers.as_ref().and_then(tonic::Status::from_header_map))?
+        }));
+    }
+    tokio::time::sleep(wait).await;
+    let mut statuses = Vec::new();
+    for answer in answers {
+        // An unfinished one is left running: it holds its stream open.
+        statuses.push(if answer.is_finished() {
+            answer.await.ok().flatten()
+        } else {
+            None
+        });
+    }
+    (statuses, connection)
 }

@@ -49,7 +49,8 @@ async fn every_error_class_has_its_code_and_field() {
     // next_move, and SuggestMove): tests/service/error_info.rs checks the
     // code, field, ply and reason of each.
 
-    // DEADLINE_EXCEEDED: not even depth 1 fits a 1 ms deadline.
+    // DEADLINE_EXCEEDED: not even depth 1 fits a 1 ms deadline (or the
+    // tonic client's own 1 ms timer answers CANCELLED first).
     let status = client
         .suggest_move(with_timeout(
             SuggestMoveRequest::default(),

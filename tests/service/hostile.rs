@@ -577,7 +577,7 @@ async fn hostile_inputs_get_their_codes_and_the_server_keeps_answering() {
                 assert_ne!(status.code(), Code::Unknown, "{name}: {status:?}");
                 assert_ne!(status.code(), Code::Internal, "{name}: {status:?}");
                 if code == Code::DeadlineExceeded {
-                    // The server's own deadline check or the transport's, whichever fires first.
+                    // The server's answer, or the tonic client's own timer (CANCELLED), whichever comes first.
                     assert!(
                         matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
                         "{name}: {status:?}"

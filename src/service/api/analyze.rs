@@ -57,7 +57,7 @@ pub(super) async fn handle(
     }
     let budget =
         SearchBudget::for_analysis(call.message.limits.as_ref(), state.caps, call.deadline);
-    let admission = call.admit(&state, budget.expected)?;
+    let admission = call.admit(&state, budget.work)?;
     let game = replay(&state, call.message.game.take()).await?;
     tracing::Span::current().record("multi_pv", lines);
     let limits = budget.limits;

@@ -10,8 +10,9 @@ use tonic::metadata::MetadataMap;
 use super::error::ServiceError;
 use super::state::State;
 use crate::service::config::CapsConfig;
-use crate::service::exec::Admission;
+use crate::service::exec::{Admission, Work};
 use crate::service::transport::connection::connection_id;
+use crate::service::transport::deadline::call_timeout;
 
 /// One request, taken apart.
 #[derive(Debug)]
@@ -36,14 +37,14 @@ impl<M> Call<M> {
         }
     }
 
-    /// Admits this call's search, expected to take `expected`, or refuses it
-    /// at once (see the search pool); done before the game is replayed, so
-    /// that a refusal costs nothing.
+    /// Admits this call's search, or refuses it at once (see the search
+    /// pool); done before the game is replayed where the work does not
+    /// depend on the position, so that a refusal costs nothing.
     ///
     /// # Errors
     /// RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED or UNAVAILABLE as the pool refuses.
-    pub fn admit(&self, state: &State, expected: Duration) -> Result<Admission, ServiceError> {
-        Ok(state.pool.admit(self.connection, expected, self.deadline)?)
+    pub fn admit(&self, state: &State, work: Work) -> Result<Admission, ServiceError> {
+        Ok(state.pool.admit(self.connection, work, self.deadline)?)
     }
 }
 
@@ -61,53 +62,14 @@ fn deadline_margin(timeout: Duration, fixed: Duration, percent: u32) -> Duration
 /// When the answer must be ready: the call's `grpc-timeout` from `received`,
 /// less the margin; `None` when the caller set no deadline.
 fn call_deadline(metadata: &MetadataMap, received: Instant, caps: &CapsConfig) -> Option<Instant> {
-    let header = metadata.get("grpc-timeout")?.to_str().ok()?;
-    let timeout = parse_grpc_timeout(header)?;
+    let timeout = call_timeout(metadata.as_ref())?;
     let margin = deadline_margin(timeout, caps.deadline_margin, caps.deadline_margin_percent);
-    // A timeout of years would overflow an Instant; no search lasts that long anyway.
-    let timeout = timeout.min(Duration::from_secs(365 * 24 * 3600));
     Some(received + timeout.saturating_sub(margin))
-}
-
-/// Reads a `grpc-timeout` value: at most 8 digits and a unit
-/// (`H`, `M`, `S`, `m`, `u`, `n`).
-fn parse_grpc_timeout(value: &str) -> Option<Duration> {
-    if value.len() < 2 || value.len() > 9 {
-        return None;
-    }
-    let (digits, unit) = value.split_at(value.len() - 1);
-    if !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let amount: u64 = digits.parse().ok()?;
-    Some(match unit {
-        "H" => Duration::from_secs(amount * 3600),
-        "M" => Duration::from_secs(amount * 60),
-        "S" => Duration::from_secs(amount),
-        "m" => Duration::from_millis(amount),
-        "u" => Duration::from_micros(amount),
-        "n" => Duration::from_nanos(amount),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn grpc_timeout_values() {
-        assert_eq!(parse_grpc_timeout("100m"), Some(Duration::from_millis(100)));
-        assert_eq!(parse_grpc_timeout("2S"), Some(Duration::from_secs(2)));
-        assert_eq!(
-            parse_grpc_timeout("99999999H"),
-            Some(Duration::from_secs(99_999_999 * 3600))
-        );
-        assert_eq!(parse_grpc_timeout("m"), None);
-        assert_eq!(parse_grpc_timeout("123456789m"), None);
-        assert_eq!(parse_grpc_timeout("-1m"), None);
-        assert_eq!(parse_grpc_timeout("10x"), None);
-    }
 
     #[test]
     fn deadline_takes_off_the_margin() {

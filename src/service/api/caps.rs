@@ -1,7 +1,8 @@
 //! What the server allows one call, whatever it asks: the game's length, and
 //! a search's depth, time and nodes. A search's [`SearchBudget`] is what the
 //! caller asked within those caps, converted once for both the pool
-//! (how long it is expected to take) and the engine (its limits).
+//! (the work it asks for: how long it may hold a slot, and how that is
+//! estimated) and the engine (its limits).
 
 use std::time::{Duration, Instant};
 
@@ -9,6 +10,7 @@ use crate::search::{Level, Limits};
 
 use super::error::{Reason, ServiceError, quote};
 use crate::service::config::CapsConfig;
+use crate::service::exec::{Cost, CostClass, Work, WorkKind};
 use crate::service::pb;
 
 /// The most a search may spend, whatever a caller asks.
@@ -74,8 +76,8 @@ pub fn any_limit(limits: Option<&pb::SearchLimits>) -> bool {
 pub struct SearchBudget {
     /// What the engine is given (the level's own budget is the engine's to apply).
     pub limits: Limits,
-    /// How long the search is expected to hold its slot, for admission.
-    pub expected: Duration,
+    /// What the pool is asked for: how long the search may hold its slot, and how long it is expected to.
+    pub work: Work,
 }
 
 impl SearchBudget {
@@ -92,7 +94,7 @@ impl SearchBudget {
     ) -> SearchBudget {
         let limits = capped_limits(given, caps, deadline);
         SearchBudget {
-            expected: expected_search_time(&level.limits(&limits), caps),
+            work: search_work(WorkKind::Search, &level.limits(&limits), caps),
             limits,
         }
     }
@@ -115,9 +117,27 @@ impl SearchBudget {
             }
         };
         SearchBudget {
-            expected: expected_search_time(&limits, caps),
+            work: search_work(WorkKind::Analysis, &limits, caps),
             limits,
         }
+    }
+}
+
+/// What a Threats call is expected to take before any has finished on a
+/// board like its own: what 300 random positions averaged (docs/operations.md).
+pub const THREATS_PRIOR: Duration = Duration::from_millis(50);
+
+/// The work of a Threats call on a board of `board_size` with `pieces` on
+/// it: at most the server's search time, and as long as those before it on
+/// such boards took.
+pub fn threats_work(board_size: u8, pieces: usize, caps: SearchCaps) -> Work {
+    Work {
+        kind: WorkKind::Search,
+        bound: caps.time,
+        cost: Cost::Learned {
+            class: CostClass::threats(board_size, pieces),
+            prior: THREATS_PRIOR,
+        },
     }
 }
 
@@ -157,19 +177,30 @@ pub const UNTIMED_SEARCH_ESTIMATE: Duration = Duration::from_secs(1);
 /// that a busy machine does not make the estimate short.
 pub const ADMISSION_NODES_PER_SECOND: u64 = 250_000;
 
-/// How long a search with these limits (the level's own applied) is
-/// expected to hold its slot: its time bound, or its node cap at
-/// [`ADMISSION_NODES_PER_SECOND`] if that is shorter. The deadline, if
-/// shorter, is applied by admission. It orders the search queue (shorter
-/// first) and judges admission.
-fn expected_search_time(limits: &Limits, caps: SearchCaps) -> Duration {
+/// The work of a search with these limits (the level's own applied): it
+/// may hold its slot for its time bound; when its node cap at
+/// [`ADMISSION_NODES_PER_SECOND`] is shorter, the cap holds it rather than
+/// the clock, and it is expected to take what such searches took before
+/// (that figure until one has finished). The deadline, if shorter, is
+/// applied by admission.
+fn search_work(kind: WorkKind, limits: &Limits, caps: SearchCaps) -> Work {
     let time = limits
         .max_time
         .unwrap_or(UNTIMED_SEARCH_ESTIMATE)
         .min(caps.time);
     let nodes = limits.max_nodes.unwrap_or(u64::MAX).min(caps.nodes);
     let node_time = Duration::from_millis(nodes.saturating_mul(1000) / ADMISSION_NODES_PER_SECOND);
-    time.min(node_time)
+    if node_time >= time {
+        return Work::bounded(kind, time);
+    }
+    Work {
+        kind,
+        bound: time,
+        cost: Cost::Learned {
+            class: CostClass::node_capped(limits.max_depth, nodes),
+            prior: node_time,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -229,23 +260,30 @@ mod tests {
     }
 
     #[test]
-    fn a_node_cap_makes_a_search_expected_shorter() {
+    fn a_node_cap_makes_a_search_learned_from_those_before_it() {
         let level_five = Level::new(5).expect("a level");
         assert_eq!(
-            SearchBudget::at_level(None, level_five, CAPS, None).expected,
-            Duration::from_millis(200)
+            SearchBudget::at_level(None, level_five, CAPS, None).work,
+            Work {
+                kind: WorkKind::Search,
+                bound: Duration::from_secs(1),
+                cost: Cost::Learned {
+                    class: CostClass::node_capped(Some(3), 50_000),
+                    prior: Duration::from_millis(200),
+                },
+            }
         );
         assert_eq!(
-            SearchBudget::at_level(None, Level::STRONGEST, CAPS, None).expected,
-            Duration::from_secs(1)
+            SearchBudget::at_level(None, Level::STRONGEST, CAPS, None).work,
+            Work::bounded(WorkKind::Search, Duration::from_secs(1))
         );
         let long = pb::SearchLimits {
             max_time_ms: 3000,
             ..pb::SearchLimits::default()
         };
         assert_eq!(
-            SearchBudget::at_level(Some(&long), Level::STRONGEST, CAPS, None).expected,
-            Duration::from_secs(3)
+            SearchBudget::at_level(Some(&long), Level::STRONGEST, CAPS, None).work,
+            Work::bounded(WorkKind::Search, Duration::from_secs(3))
         );
     }
 
@@ -255,7 +293,12 @@ mod tests {
         assert_eq!(budget.limits.max_depth, Some(32));
         assert_eq!(budget.limits.max_nodes, Some(1_000_000));
         // A million nodes at the pessimistic rate: four seconds, under the 10 s cap.
-        assert_eq!(budget.expected, Duration::from_secs(4));
+        assert_eq!(budget.work.kind, WorkKind::Analysis);
+        assert_eq!(budget.work.bound, Duration::from_secs(10));
+        assert!(matches!(
+            budget.work.cost,
+            Cost::Learned { prior, .. } if prior == Duration::from_secs(4)
+        ));
     }
 
     #[test]

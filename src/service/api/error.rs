@@ -52,6 +52,8 @@ pub enum Reason {
     GameOver,
     /// More searches waiting than the server accepts.
     Overloaded,
+    /// The call's deadline passed, or leaves no time, before the server could answer.
+    DeadlineExceeded,
 }
 
 /// Who must act on an error: `ErrorInfo.metadata["kind"]`.
@@ -91,7 +93,7 @@ impl Reason {
             | Reason::RestrictedSquare
             | Reason::CapturesMismatch => Kind::IllegalMove,
             Reason::GameOver => Kind::GameOver,
-            Reason::Overloaded => Kind::Overloaded,
+            Reason::Overloaded | Reason::DeadlineExceeded => Kind::Overloaded,
         }
     }
 }
@@ -141,9 +143,30 @@ pub enum ServiceError {
         retry_after: std::time::Duration,
     },
 
+    /// The large responses waiting for their callers to read them already
+    /// fill the connection's or the server's budget.
+    #[error(
+        "the server is busy: responses waiting to be read fill its response memory; try again later"
+    )]
+    BusySending {
+        /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).
+        retry_after: std::time::Duration,
+    },
+
+    /// The server holds as many open calls as it takes.
+    #[error("the server is busy: it holds as many open calls as it takes; try again later")]
+    BusyCalls {
+        /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).
+        retry_after: std::time::Duration,
+    },
+
     /// Not even a depth-1 search fits the call's deadline.
     #[error("the deadline leaves no time for even a depth-1 search")]
     DeadlineTooShort,
+
+    /// The call's deadline passed before its answer was ready.
+    #[error("the deadline passed before the answer was ready")]
+    DeadlineExpired,
 
     /// The server is shutting down.
     #[error("the server is shutting down")]
@@ -194,12 +217,14 @@ impl ServiceError {
         match self {
             ServiceError::InvalidArgument { reason, .. } => Some(*reason),
             ServiceError::GameOver { .. } => Some(Reason::GameOver),
-            ServiceError::Busy { .. } | ServiceError::BusyReading { .. } => {
-                Some(Reason::Overloaded)
+            ServiceError::Busy { .. }
+            | ServiceError::BusyReading { .. }
+            | ServiceError::BusySending { .. }
+            | ServiceError::BusyCalls { .. } => Some(Reason::Overloaded),
+            ServiceError::DeadlineTooShort | ServiceError::DeadlineExpired => {
+                Some(Reason::DeadlineExceeded)
             }
-            ServiceError::DeadlineTooShort
-            | ServiceError::ShuttingDown
-            | ServiceError::Internal(_) => None,
+            ServiceError::ShuttingDown | ServiceError::Internal(_) => None,
         }
     }
 
@@ -217,8 +242,13 @@ impl ServiceError {
         match self {
             ServiceError::InvalidArgument { .. } => Code::InvalidArgument,
             ServiceError::GameOver { .. } => Code::FailedPrecondition,
-            ServiceError::Busy { .. } | ServiceError::BusyReading { .. } => Code::ResourceExhausted,
-            ServiceError::DeadlineTooShort => Code::DeadlineExceeded,
+            ServiceError::Busy { .. }
+            | ServiceError::BusyReading { .. }
+            | ServiceError::BusySending { .. }
+            | ServiceError::BusyCalls { .. } => Code::ResourceExhausted,
+            ServiceError::DeadlineTooShort | ServiceError::DeadlineExpired => {
+                Code::DeadlineExceeded
+            }
             ServiceError::ShuttingDown => Code::Unavailable,
             ServiceError::Internal(_) => Code::Internal,
         }
@@ -361,7 +391,10 @@ impl From<ServiceError> for Status {
                 details.add_precondition_failure_violation(GAME_OVER, subject, description);
                 info
             }
-            ServiceError::Busy { retry_after, .. } | ServiceError::BusyReading { retry_after } => {
+            ServiceError::Busy { retry_after, .. }
+            | ServiceError::BusyReading { retry_after }
+            | ServiceError::BusySending { retry_after }
+            | ServiceError::BusyCalls { retry_after } => {
                 details.set_retry_info(Some(retry_after));
                 let mut status = with_details(
                     code,
@@ -382,9 +415,10 @@ impl From<ServiceError> for Status {
                 crate::service::telemetry::mark_server_fault();
                 return Status::internal("internal error");
             }
-            ServiceError::DeadlineTooShort | ServiceError::ShuttingDown => {
-                return Status::new(code, message);
+            ServiceError::DeadlineTooShort | ServiceError::DeadlineExpired => {
+                error_info(Reason::DeadlineExceeded, None, None)
             }
+            ServiceError::ShuttingDown => return Status::new(code, message),
         };
         with_details(code, message, info, details)
     }
@@ -495,6 +529,22 @@ mod tests {
             status.metadata().get("grpc-retry-pushback-ms").unwrap(),
             "1500"
         );
+    }
+
+    #[test]
+    fn an_expired_deadline_says_so_with_error_info() {
+        for error in [
+            ServiceError::DeadlineExpired,
+            ServiceError::DeadlineTooShort,
+        ] {
+            let sentence = error.to_string();
+            let status = Status::from(error);
+            assert_eq!(status.code(), Code::DeadlineExceeded);
+            assert_eq!(status.message(), sentence);
+            let info = status.get_details_error_info().expect("error info");
+            assert_eq!(info.reason, "DEADLINE_EXCEEDED");
+            assert_eq!(info.metadata["kind"], "overloaded");
+        }
     }
 
     #[test]

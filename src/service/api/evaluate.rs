@@ -39,7 +39,7 @@ pub(super) async fn handle(
                 state.caps,
                 call.deadline,
             );
-            call.admit(&state, budget.expected)
+            call.admit(&state, budget.work)
                 .map(|admission| (admission, budget))
         })
         .transpose()?;

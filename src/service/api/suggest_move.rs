@@ -29,7 +29,7 @@ pub(super) async fn handle(
         state.caps,
         call.deadline,
     );
-    let admission = call.admit(&state, budget.expected)?;
+    let admission = call.admit(&state, budget.work)?;
     let game = replay(&state, call.message.game.take()).await?;
     let span = tracing::Span::current();
     span.record("level", i64::from(level.get()));

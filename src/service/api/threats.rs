@@ -1,37 +1,59 @@
 //! Threats: the tactical picture of the game's position for a board UI.
 //!
 //! Proving double threats is a small search (milliseconds in a crowded
-//! position), so it runs on the search pool like the other searches.
+//! position, a tenth of a second in the worst found), so it runs on the
+//! search pool like the other searches, and stops at the call's deadline or
+//! when the call goes away. Its cost depends on the position, so it is
+//! admitted once the game is replayed, expected to take what Threats on
+//! boards like it took before.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::rules::{PlayedMove, Square};
 use crate::search;
 
 use super::call::Call;
+use super::caps::threats_work;
 use super::convert;
 use super::error::ServiceError;
 use super::replay::replay;
+use super::run_search::StopOnDrop;
 use super::state::State;
 use crate::service::pb;
-
-/// What a Threats search is expected to take, for admission (it cannot be stopped).
-const THREATS_TIME: std::time::Duration = std::time::Duration::from_millis(50);
 
 #[tracing::instrument(name = "Threats", skip_all, fields(variant, board_size, ply))]
 pub(super) async fn handle(
     state: Arc<State>,
     mut call: Call<pb::ThreatsRequest>,
 ) -> Result<pb::ThreatsResponse, ServiceError> {
-    let admission = call.admit(&state, THREATS_TIME)?;
     let game = replay(&state, call.message.game.take()).await?;
+    let position = game.position();
+    let king = usize::from(position.king().is_some());
+    let pieces = (position.attackers().len() + position.defenders().len()) as usize + king;
+    let work = threats_work(position.variant().size.get(), pieces, state.caps);
+    let admission = call.admit(&state, work)?;
+    // No Threats outlives the server's search time, deadline or not.
+    let cap = Instant::now() + state.caps.time;
+    let deadline = Some(call.deadline.map_or(cap, |deadline| deadline.min(cap)));
+    // Stops the proof if this call goes away (cancelled, or cut off by its deadline).
+    let stop = StopOnDrop::default();
+    let stop_flag = stop.flag();
     let (game, threats) = state
         .pool
-        .run(admission, Arc::default(), move || {
-            let threats = search::threats(&game);
+        .run(admission, stop.flag(), move || {
+            let threats = search::threats_until(&game, deadline, &stop_flag);
             (game, threats)
         })
         .await?;
+    let threats = threats.ok_or_else(|| {
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            ServiceError::DeadlineExpired
+        } else {
+            // Stopped by the end of the shutdown's grace period.
+            ServiceError::ShuttingDown
+        }
+    })?;
     Ok(pb::ThreatsResponse {
         position: Some(convert::position_to_proto(&game)),
         status: Some(convert::status_to_proto(game.status())),

@@ -4,19 +4,24 @@
 //! - the search pool: at most N searches at once and M waiting, admitted only
 //!   if they can start early enough to use a fair share of their time before
 //!   their deadline; refused at once otherwise, with the wait worth trying
-//!   after. Its policy (fair between connections, short searches first) is
-//!   the pure [`scheduler`]; [`SearchPool`] is the async glue around it, and
-//!   at shutdown tells the running searches to stop and answer.
+//!   after. Its policy (a bounded share per connection, a bounded share for
+//!   analyses, shortest first with aging, costs learned from what searches
+//!   took) is the pure [`scheduler`] with its [`cost`] model; [`SearchPool`]
+//!   is the async glue around it, and at shutdown tells the running searches
+//!   to stop and answer.
 //! - [`ReplayPool`]: the replays of long games, at most one per replay
 //!   thread at once and a bounded number waiting.
 
+mod cost;
 mod replay_pool;
 mod scheduler;
 mod search_pool;
 
 use std::time::Duration;
 
+pub use cost::CostClass;
 pub use replay_pool::ReplayPool;
+pub use scheduler::{Cost, Work, WorkKind};
 pub use search_pool::{Admission, SearchPool};
 
 /// Why work did not run (the API turns it into the caller's status).

@@ -6,12 +6,12 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use tokio::sync::Notify;
 
 use super::ExecError;
-use super::scheduler::{Scheduler, SearchId, Turn};
+use super::scheduler::{Scheduler, SearchId, Turn, Work};
 
 /// Admits searches and runs them on blocking threads, in the order and
 /// with the refusals of [`Scheduler`] (see `exec/scheduler.rs`). At shutdown
@@ -54,13 +54,17 @@ pub struct Admission {
     id: SearchId,
     book: Arc<Mutex<Book>>,
     wake: Arc<Notify>,
+    /// The search ran to its end, not stopped: what it took is worth learning.
+    ran_to_end: bool,
 }
 
 impl Drop for Admission {
     fn drop(&mut self) {
         let mut book = lock(&self.book);
         book.searches.remove(&self.id);
-        let started = book.scheduler.leave(self.id, Instant::now());
+        let started = book
+            .scheduler
+            .leave(self.id, Instant::now(), self.ran_to_end);
         book.wake(&started);
     }
 }
@@ -86,21 +90,21 @@ impl SearchPool {
         lock(&self.book).scheduler.admitted()
     }
 
-    /// Admits a search from `connection` expected to take `budget`, or
-    /// refuses it at once (see [`Scheduler::admit`]).
+    /// Admits `work` from `connection`, or refuses it at once (see
+    /// [`Scheduler::admit`]).
     ///
     /// # Errors
     /// As [`Scheduler::admit`].
     pub fn admit(
         &self,
         connection: u64,
-        budget: Duration,
+        work: Work,
         deadline: Option<Instant>,
     ) -> Result<Admission, ExecError> {
         let mut book = lock(&self.book);
         let admitted = book
             .scheduler
-            .admit(connection, budget, deadline, Instant::now())?;
+            .admit(connection, work, deadline, Instant::now())?;
         let wake = Arc::new(Notify::new());
         book.searches.insert(
             admitted.id,
@@ -114,11 +118,13 @@ impl SearchPool {
             id: admitted.id,
             book: Arc::clone(&self.book),
             wake,
+            ran_to_end: false,
         })
     }
 
     /// Runs `job` on a blocking thread once the search holds a slot; `stop`
-    /// is raised if the server shuts down while it runs.
+    /// is raised if the server shuts down while it runs. A job that ends
+    /// with `stop` down ran to its end: its time is learned for its kind.
     ///
     /// # Errors
     /// `Busy` when no slot came free early enough after all, or the search
@@ -144,7 +150,7 @@ impl SearchPool {
                             stop.store(true, Ordering::Relaxed);
                         }
                         if let Some(handles) = book.searches.get_mut(&admission.id) {
-                            handles.stop = Some(stop);
+                            handles.stop = Some(Arc::clone(&stop));
                         }
                         break;
                     }
@@ -160,9 +166,12 @@ impl SearchPool {
             }
         }
         // The slot and the admission live as long as the search, even if the caller leaves.
+        let watched = Arc::clone(&stop);
         let task = tokio::task::spawn_blocking(move || {
-            let _admission = admission;
-            job()
+            let mut admission = admission;
+            let answer = job();
+            admission.ran_to_end = !watched.load(Ordering::Relaxed);
+            answer
         });
         task.await
             .map_err(|error| ExecError::Failed(format!("search task failed: {error}")))
@@ -185,9 +194,14 @@ impl SearchPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     const SECOND: Duration = Duration::from_secs(1);
     const FLOOD: u64 = 1;
+
+    fn search(bound: Duration) -> Work {
+        Work::bounded(crate::service::exec::WorkKind::Search, bound)
+    }
 
     fn flag() -> Arc<AtomicBool> {
         Arc::default()
@@ -202,7 +216,9 @@ mod tests {
     ) -> (std::sync::mpsc::Sender<()>, tokio::task::JoinHandle<()>) {
         let (release, wait) = std::sync::mpsc::channel::<()>();
         let (started, running) = tokio::sync::oneshot::channel::<()>();
-        let admission = pool.admit(connection, budget, None).expect("admitted");
+        let admission = pool
+            .admit(connection, search(budget), None)
+            .expect("admitted");
         let pool = Arc::clone(pool);
         let task = tokio::spawn(async move {
             pool.run(admission, flag(), move || {
@@ -220,8 +236,10 @@ mod tests {
     async fn full_pool_refuses_at_once() {
         let pool = Arc::new(SearchPool::new(1, 1));
         let (release, slow) = hold_slot(&pool, FLOOD, SECOND).await;
-        let queued = pool.admit(FLOOD, SECOND, None).expect("one may wait");
-        let refused = pool.admit(FLOOD, SECOND, None);
+        let queued = pool
+            .admit(FLOOD, search(SECOND), None)
+            .expect("one may wait");
+        let refused = pool.admit(FLOOD, search(SECOND), None);
         match refused {
             Err(ExecError::Busy { retry_after, .. }) => {
                 assert!(retry_after > Duration::from_millis(1500), "{retry_after:?}");
@@ -241,7 +259,9 @@ mod tests {
         // Its budget says it ends at once, but it holds the slot.
         let (release, slow) = hold_slot(&pool, FLOOD, Duration::ZERO).await;
         let deadline = Instant::now() + Duration::from_millis(50);
-        let admission = pool.admit(FLOOD, SECOND, Some(deadline)).expect("admitted");
+        let admission = pool
+            .admit(FLOOD, search(SECOND), Some(deadline))
+            .expect("admitted");
         // It gives up before its deadline by design (exec/scheduler.rs tests
         // when); when exactly the refusal arrives depends on the runtime.
         let late = pool.run(admission, flag(), || 1).await;
@@ -258,13 +278,13 @@ mod tests {
     async fn a_search_refused_to_make_room_is_told_at_once() {
         let pool = Arc::new(SearchPool::new(1, 1));
         let (release, slow) = hold_slot(&pool, FLOOD, SECOND).await;
-        let last = pool.admit(FLOOD, SECOND, None).expect("admitted");
+        let last = pool.admit(FLOOD, search(SECOND), None).expect("admitted");
         let waiting = tokio::spawn({
             let pool = Arc::clone(&pool);
             async move { pool.run(last, flag(), || ()).await }
         });
         // Another connection's search takes its place; the waiting one is woken to hear so.
-        let other = pool.admit(2, SECOND / 2, None).expect("admitted");
+        let other = pool.admit(2, search(SECOND / 2), None).expect("admitted");
         let refused = waiting.await.unwrap();
         assert!(
             matches!(refused, Err(ExecError::Busy { .. })),
@@ -279,12 +299,12 @@ mod tests {
     async fn stop_all_raises_the_running_searches_flags() {
         let pool = Arc::new(SearchPool::new(1, 1));
         let stop = flag();
-        let admission = pool.admit(FLOOD, SECOND, None).unwrap();
-        let waiting = pool.admit(FLOOD, SECOND, None).unwrap();
+        let admission = pool.admit(FLOOD, search(SECOND), None).unwrap();
+        let waiting = pool.admit(FLOOD, search(SECOND), None).unwrap();
         let running = Arc::clone(&pool);
         let watched = Arc::clone(&stop);
         let (started, running_now) = tokio::sync::oneshot::channel::<()>();
-        let search = tokio::spawn(async move {
+        let running_search = tokio::spawn(async move {
             running
                 .run(admission, watched.clone(), move || {
                     let _ = started.send(());
@@ -297,13 +317,13 @@ mod tests {
         });
         running_now.await.unwrap();
         pool.stop_all();
-        assert_eq!(search.await.unwrap().unwrap(), "stopped");
+        assert_eq!(running_search.await.unwrap().unwrap(), "stopped");
         assert!(matches!(
             pool.run(waiting, flag(), || ()).await,
             Err(ExecError::ShuttingDown)
         ));
         assert!(matches!(
-            pool.admit(FLOOD, SECOND, None),
+            pool.admit(FLOOD, search(SECOND), None),
             Err(ExecError::ShuttingDown)
         ));
     }

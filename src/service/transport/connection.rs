@@ -1,14 +1,18 @@
 //! Connections: at most `--max-connections` open, an accept loop that backs
-//! off when the process runs out of file descriptors, and every connection
-//! closed once it has had no call open for too long (the handshake timeout
-//! before its first call, the idle timeout after).
+//! off when the process runs out of file descriptors, at most `--max-calls`
+//! calls open in all, and every connection closed once it has had no call
+//! open for too long (the handshake timeout before its first call, the idle
+//! timeout after), once it has left responses unwritten for the send
+//! timeout, or once it is older than its maximum age and grace.
 //!
 //! hyper closes nothing on its own: a silent TCP connection, a bare HTTP/2
 //! preface or a half-done TLS handshake would hold a file descriptor and
 //! memory forever. The accept wrapper here counts each connection's open
 //! calls (through [`CallTrackingLayer`], which sees every request with its
-//! connection) and fails the connection's next read once the limit passes
-//! with none open, which makes hyper drop it.
+//! connection) and fails the connection's next read once a limit passes,
+//! which makes hyper drop it. It also meters what the connection writes:
+//! the DATA bytes that leave its waiting response bytes
+//! (`response_bytes.rs`).
 
 use std::future::Future as _;
 use std::io;
@@ -28,6 +32,8 @@ use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::byte_budget::ByteBudget;
 use super::held_body::HeldBody;
+use super::response_bytes::{ResponseBudget, WaitingBytes};
+use crate::service::api::error::ServiceError;
 use crate::service::config::TransportConfig;
 
 /// How long connections may stay open without a call, and how many there may be.
@@ -41,6 +47,13 @@ pub struct ConnectionLimits {
     pub idle_timeout: Duration,
     /// Request bytes the connection's calls may hold at once.
     pub request_bytes: usize,
+    /// How long response bytes may wait with no DATA written.
+    pub send_timeout: Duration,
+    /// From accept to the forced close (the maximum age, when GOAWAY is
+    /// sent, and its grace).
+    pub lifetime: Duration,
+    /// The connection speaks plaintext HTTP/2, so its writes can be read as frames.
+    pub plaintext: bool,
 }
 
 impl ConnectionLimits {
@@ -51,6 +64,9 @@ impl ConnectionLimits {
             handshake_timeout: config.handshake_timeout,
             idle_timeout: config.idle_timeout,
             request_bytes: config.max_request_bytes_per_connection,
+            send_timeout: config.send_timeout,
+            lifetime: config.max_connection_age + config.max_connection_age_grace,
+            plaintext: config.tls.cert.is_none(),
         }
     }
 }
@@ -60,17 +76,19 @@ impl ConnectionLimits {
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 const FIRST_ACCEPT_BACKOFF: Duration = Duration::from_millis(5);
 
-/// The accepted connections of `listener`, for `serve_with_incoming`. The
-/// accept loop runs as its own task and stops (closing the listening socket)
-/// once the stream is dropped.
+/// The accepted connections of `listener`, for `serve_with_incoming`, each
+/// counting its waiting response bytes into `responses`. The accept loop
+/// runs as its own task and stops (closing the listening socket) once the
+/// stream is dropped.
 pub fn incoming(
     listener: TcpListener,
     limits: ConnectionLimits,
+    responses: ResponseBudget,
 ) -> ReceiverStream<io::Result<Connection>> {
     let (sender, receiver) = mpsc::channel(1);
     tokio::spawn(async move {
         tokio::select! {
-            () = accept_loop(&listener, limits, &sender) => {}
+            () = accept_loop(&listener, limits, &responses, &sender) => {}
             () = sender.closed() => {}
         }
     });
@@ -80,6 +98,7 @@ pub fn incoming(
 async fn accept_loop(
     listener: &TcpListener,
     limits: ConnectionLimits,
+    responses: &ResponseBudget,
     sender: &mpsc::Sender<io::Result<Connection>>,
 ) {
     let open = Arc::new(Semaphore::new(limits.max_connections));
@@ -105,8 +124,9 @@ async fn accept_loop(
         backoff = FIRST_ACCEPT_BACKOFF;
         // Calls are small request/response pairs: send them at once.
         let _ = stream.set_nodelay(true);
+        let waiting = responses.connection();
         if sender
-            .send(Ok(Connection::new(stream, limits, permit)))
+            .send(Ok(Connection::new(stream, limits, permit, waiting)))
             .await
             .is_err()
         {
@@ -135,6 +155,8 @@ pub struct Activity {
     id: u64,
     /// What its calls' messages may hold at once.
     request_bytes: ByteBudget,
+    /// What its calls' responses have handed to HTTP/2 and the socket has not written.
+    responses: Arc<WaitingBytes>,
     open_calls: AtomicUsize,
     any_call: AtomicBool,
     /// When the last call ended (or the connection was accepted).
@@ -142,21 +164,26 @@ pub struct Activity {
 }
 
 impl Activity {
-    fn new(request_bytes: usize) -> Activity {
+    fn new(request_bytes: usize, responses: WaitingBytes) -> Activity {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Activity {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             request_bytes: ByteBudget::new(request_bytes),
+            responses: Arc::new(responses),
             open_calls: AtomicUsize::new(0),
             any_call: AtomicBool::new(false),
             idle_since: Mutex::new(Instant::now()),
         }
     }
 
-    fn call_started(self: &Arc<Self>) -> OpenCall {
+    fn call_started(self: &Arc<Self>, server: &Arc<AtomicUsize>) -> OpenCall {
         self.any_call.store(true, Ordering::Relaxed);
         self.open_calls.fetch_add(1, Ordering::AcqRel);
-        OpenCall(Arc::clone(self))
+        server.fetch_add(1, Ordering::AcqRel);
+        OpenCall {
+            activity: Arc::clone(self),
+            server: Arc::clone(server),
+        }
     }
 
     /// When the connection, idle now, must close; `None` while a call is open.
@@ -177,18 +204,23 @@ impl Activity {
     }
 }
 
-/// A call open on a connection, until its response (body included) is dropped.
+/// A call open on a connection, until its response (body included) is
+/// dropped; counted in the server's open calls too.
 #[derive(Debug)]
-pub struct OpenCall(Arc<Activity>);
+pub struct OpenCall {
+    activity: Arc<Activity>,
+    server: Arc<AtomicUsize>,
+}
 
 impl Drop for OpenCall {
     fn drop(&mut self) {
         *self
-            .0
+            .activity
             .idle_since
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Instant::now();
-        self.0.open_calls.fetch_sub(1, Ordering::AcqRel);
+        self.activity.open_calls.fetch_sub(1, Ordering::AcqRel);
+        self.server.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -209,6 +241,11 @@ pub fn connection_budget(extensions: &http::Extensions) -> Option<ByteBudget> {
     activity(extensions).map(|activity| activity.request_bytes.clone())
 }
 
+/// The waiting response bytes of the connection a call came on.
+pub fn waiting_responses(extensions: &http::Extensions) -> Option<Arc<WaitingBytes>> {
+    activity(extensions).map(|activity| Arc::clone(&activity.responses))
+}
+
 fn activity(extensions: &http::Extensions) -> Option<&Arc<Activity>> {
     extensions
         .get::<ConnectionActivity>()
@@ -220,13 +257,21 @@ fn activity(extensions: &http::Extensions) -> Option<&Arc<Activity>> {
         .map(|activity| &activity.0)
 }
 
-/// An accepted TCP connection that ends itself when idle too long.
+/// An accepted TCP connection that ends itself when idle too long, when it
+/// leaves responses unwritten too long, or when it has lived too long.
 #[derive(Debug)]
 pub struct Connection {
     stream: TcpStream,
     activity: Arc<Activity>,
     limits: ConnectionLimits,
     idle_check: Pin<Box<Sleep>>,
+    /// What the server writes, read as HTTP/2 frames (plaintext only).
+    frames: FrameMeter,
+    send_check: Pin<Box<Sleep>>,
+    /// When response DATA was last written, or nothing was found waiting.
+    sent_at: Instant,
+    /// The end of its maximum age and grace.
+    end_of_life: Pin<Box<Sleep>>,
     /// Set once the server has closed its side: how long it still reads.
     linger: Option<Pin<Box<Sleep>>>,
     _slot: OwnedSemaphorePermit,
@@ -239,15 +284,74 @@ pub struct Connection {
 /// Watch stream's last NOT_SERVING at shutdown, a call's last answer.
 pub const LINGER: Duration = Duration::from_millis(250);
 
+/// How often, within the send timeout, a connection looks whether its responses still wait.
+const SEND_CHECKS_PER_TIMEOUT: u32 = 4;
+
 impl Connection {
-    fn new(stream: TcpStream, limits: ConnectionLimits, slot: OwnedSemaphorePermit) -> Connection {
+    fn new(
+        stream: TcpStream,
+        limits: ConnectionLimits,
+        slot: OwnedSemaphorePermit,
+        responses: WaitingBytes,
+    ) -> Connection {
+        let now = Instant::now();
         Connection {
             stream,
-            activity: Arc::new(Activity::new(limits.request_bytes)),
+            activity: Arc::new(Activity::new(limits.request_bytes, responses)),
             limits,
             idle_check: Box::pin(tokio::time::sleep(limits.handshake_timeout)),
+            frames: FrameMeter::default(),
+            send_check: Box::pin(tokio::time::sleep(send_check_every(limits))),
+            sent_at: now,
+            end_of_life: Box::pin(tokio::time::sleep(limits.lifetime)),
             linger: None,
             _slot: slot,
+        }
+    }
+
+    /// Polls the connection's other limits: an error once responses have
+    /// waited the send timeout with no DATA written, or once the connection
+    /// has outlived its maximum age and grace (GOAWAY went out at its age).
+    fn poll_limits(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        self.poll_idle(cx)?;
+        if self.end_of_life.as_mut().poll(cx).is_ready() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "connection past its maximum age and grace",
+            ));
+        }
+        while self.send_check.as_mut().poll(cx).is_ready() {
+            let now = Instant::now();
+            if self.activity.responses.waiting() == 0 {
+                self.sent_at = now;
+            } else if now >= self.sent_at + self.limits.send_timeout {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "responses left unread for the send timeout",
+                ));
+            }
+            self.send_check
+                .as_mut()
+                .reset(now + send_check_every(self.limits));
+        }
+        Ok(())
+    }
+
+    /// The connection wrote `bytes` (the first of what it was handed): what
+    /// of them was response DATA leaves its waiting bytes.
+    fn wrote<'a>(&mut self, bytes: impl IntoIterator<Item = &'a [u8]>) {
+        let data: usize = if self.limits.plaintext {
+            bytes
+                .into_iter()
+                .map(|slice| self.frames.data_bytes(slice))
+                .sum()
+        } else {
+            // Encrypted: every byte written counts (see docs/operations.md).
+            bytes.into_iter().map(<[u8]>::len).sum()
+        };
+        if data > 0 {
+            self.activity.responses.written(data);
+            self.sent_at = Instant::now();
         }
     }
 
@@ -276,13 +380,59 @@ impl Connection {
     }
 }
 
+fn send_check_every(limits: ConnectionLimits) -> Duration {
+    (limits.send_timeout / SEND_CHECKS_PER_TIMEOUT).max(Duration::from_millis(1))
+}
+
+/// Reads the bytes a connection writes as HTTP/2 frames (the server writes
+/// nothing else, from its first byte), to count the DATA payload among them.
+#[derive(Debug, Default)]
+struct FrameMeter {
+    header: [u8; FRAME_HEADER_BYTES],
+    header_len: usize,
+    payload_left: usize,
+    payload_is_data: bool,
+}
+
+const FRAME_HEADER_BYTES: usize = 9;
+const DATA_FRAME: u8 = 0x0;
+
+impl FrameMeter {
+    /// The DATA payload bytes among `bytes`, the next bytes written.
+    fn data_bytes(&mut self, mut bytes: &[u8]) -> usize {
+        let mut data = 0;
+        while !bytes.is_empty() {
+            if self.payload_left > 0 {
+                let taken = self.payload_left.min(bytes.len());
+                if self.payload_is_data {
+                    data += taken;
+                }
+                self.payload_left -= taken;
+                bytes = &bytes[taken..];
+                continue;
+            }
+            let taken = (FRAME_HEADER_BYTES - self.header_len).min(bytes.len());
+            self.header[self.header_len..self.header_len + taken].copy_from_slice(&bytes[..taken]);
+            self.header_len += taken;
+            bytes = &bytes[taken..];
+            if self.header_len == FRAME_HEADER_BYTES {
+                let [a, b, c, kind, ..] = self.header;
+                self.payload_left = u32::from_be_bytes([0, a, b, c]) as usize;
+                self.payload_is_data = kind == DATA_FRAME;
+                self.header_len = 0;
+            }
+        }
+        data
+    }
+}
+
 impl AsyncRead for Connection {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        self.poll_idle(cx)?;
+        self.poll_limits(cx)?;
         Pin::new(&mut self.stream).poll_read(cx, buf)
     }
 }
@@ -293,7 +443,9 @@ impl AsyncWrite for Connection {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let written = std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, buf))?;
+        self.wrote([&buf[..written]]);
+        Poll::Ready(Ok(written))
     }
 
     fn poll_write_vectored(
@@ -301,7 +453,14 @@ impl AsyncWrite for Connection {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let written = std::task::ready!(Pin::new(&mut self.stream).poll_write_vectored(cx, bufs))?;
+        let mut left = written;
+        self.wrote(bufs.iter().map_while(|slice| {
+            let taken = left.min(slice.len());
+            left -= taken;
+            (taken > 0).then(|| &slice[..taken])
+        }));
+        Poll::Ready(Ok(written))
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -346,22 +505,46 @@ impl Connected for Connection {
     }
 }
 
-/// The tower layer that tells each connection when its calls start and end.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CallTrackingLayer;
+/// The tower layer that tells each connection when its calls start and
+/// end, and refuses a call past `--max-calls` open in all, unless it is
+/// its connection's only one (a health probe on a new connection is always
+/// answered).
+#[derive(Clone, Debug)]
+pub struct CallTrackingLayer {
+    /// Calls open on all connections.
+    open: Arc<AtomicUsize>,
+    max_calls: usize,
+}
+
+impl CallTrackingLayer {
+    /// The layer of a configuration's `--max-calls`.
+    pub fn new(config: &TransportConfig) -> CallTrackingLayer {
+        CallTrackingLayer {
+            open: Arc::default(),
+            max_calls: config.max_calls,
+        }
+    }
+}
 
 impl<S> tower::Layer<S> for CallTrackingLayer {
     type Service = CallTracking<S>;
 
     fn layer(&self, inner: S) -> CallTracking<S> {
-        CallTracking { inner }
+        CallTracking {
+            inner,
+            layer: self.clone(),
+        }
     }
 }
+
+/// How long a call refused for the server's open calls is told to wait.
+const CALLS_RETRY_AFTER: Duration = Duration::from_millis(100);
 
 /// See [`CallTrackingLayer`].
 #[derive(Clone, Debug)]
 pub struct CallTracking<S> {
     inner: S,
+    layer: CallTrackingLayer,
 }
 
 type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
@@ -370,6 +553,8 @@ impl<S, B, R> tower::Service<http::Request<B>> for CallTracking<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<R>>,
     S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    R: Default + Send + 'static,
 {
     /// The body keeps its call counted as open until it is dropped (a Watch
     /// stream stays open for as long as it streams).
@@ -382,7 +567,19 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let open_call = activity(request.extensions()).map(Activity::call_started);
+        let connection = activity(request.extensions());
+        if connection.is_some_and(|activity| activity.open_calls.load(Ordering::Acquire) > 0)
+            && self.layer.open.load(Ordering::Acquire) >= self.layer.max_calls
+        {
+            let status = tonic::Status::from(ServiceError::BusyCalls {
+                retry_after: CALLS_RETRY_AFTER,
+            });
+            let refused = status.into_http::<R>();
+            return Box::pin(std::future::ready(Ok(
+                refused.map(|body| HeldBody::new(body, None))
+            )));
+        }
+        let open_call = connection.map(|activity| activity.call_started(&self.layer.open));
         let call = self.inner.call(request);
         Box::pin(async move {
             let response = call.await?;

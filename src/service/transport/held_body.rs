@@ -13,6 +13,13 @@ pin_project_lite::pin_project! {
     }
 }
 
+/// An empty body holding nothing, for the answers the layers give themselves.
+impl<B: Default, T: Default> Default for HeldBody<B, T> {
+    fn default() -> Self {
+        HeldBody::new(B::default(), T::default())
+    }
+}
+
 impl<B, T> HeldBody<B, T> {
     /// `inner`, holding `held`.
     pub fn new(inner: B, held: T) -> HeldBody<B, T> {
