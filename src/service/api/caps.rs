@@ -230,10 +230,16 @@ mod tests {
 
     #[test]
     fn a_node_cap_makes_a_search_expected_shorter() {
-        let level_five = Level::new(5).expect("a level");
+        // Level 4's 20,000 nodes: 80 ms, under its 100 ms time cap; level 9's 800,000 would be
+        // 3.2 s, but its time cap is shorter.
+        let level = |n| Level::new(n).expect("a level");
         assert_eq!(
-            SearchBudget::at_level(None, level_five, CAPS, None).expected,
-            Duration::from_millis(200)
+            SearchBudget::at_level(None, level(4), CAPS, None).expected,
+            Duration::from_millis(80)
+        );
+        assert_eq!(
+            Some(SearchBudget::at_level(None, level(9), CAPS, None).expected),
+            level(9).time_cap()
         );
         assert_eq!(
             SearchBudget::at_level(None, Level::STRONGEST, CAPS, None).expected,
