@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use tafl::lab::bench::{BENCH_DEPTH, latency_positions, positions};
 use tafl::rules::{Game, GameRecord};
-use tafl::search::{Engine, EngineConfig, Level, Limits, Network};
+use tafl::search::{Engine, EngineConfig, Level, Limits, Network, Networks};
 
 use super::matchplay::REAL_GAMES;
 
@@ -51,7 +51,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         .transpose()?
         .map(Arc::new);
     let games = positions();
-    let (nodes, nodes_per_second) = search_all(args, &games, None);
+    let (nodes, nodes_per_second) = search_all(args, &games, Networks::default());
     println!("{nodes} nodes {nodes_per_second:.0} nps");
     if let Some(network) = network {
         let variant = network.variant();
@@ -59,8 +59,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             .into_iter()
             .filter(|game| game.position().variant() == variant)
             .collect();
-        let (classic_nodes, classic) = search_all(args, &own, None);
-        let (network_nodes, with_network) = search_all(args, &own, Some(network));
+        let (classic_nodes, classic) = search_all(args, &own, Networks::default());
+        let (network_nodes, with_network) = search_all(args, &own, Networks::from_iter([network]));
         println!(
             "{variant}: classic {classic_nodes} nodes {classic:.0} nps; network {network_nodes} nodes {with_network:.0} nps ({:.2}x the classic nodes/s)",
             with_network / classic.max(1e-9)
@@ -70,10 +70,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
 }
 
 /// Searches `games`, printing a line for each: the total nodes and nodes/s.
-fn search_all(args: &BenchArgs, games: &[Game], network: Option<Arc<Network>>) -> (u64, f64) {
+fn search_all(args: &BenchArgs, games: &[Game], networks: Networks) -> (u64, f64) {
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,
-        network,
+        networks,
         ..EngineConfig::default()
     });
     let limits = Limits {

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use tafl::lab::datagen::{self, DatagenConfig, GameData, Source};
 use tafl::rules::{GameRecord, Rules, Variant};
-use tafl::search::{EngineConfig, Network};
+use tafl::search::{Network, Networks};
 
 use super::VariantArgs;
 
@@ -113,8 +113,11 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         hash_mb: args.hash_mb,
         network: match &args.net {
             _ if args.classic => None,
-            Some(path) => Some(Arc::new(Network::read_file(path)?)),
-            None => EngineConfig::default().network,
+            Some(path) => Some(Arc::new(
+                Network::read_file_for(path, variant)
+                    .with_context(|| format!("--net {}", path.display()))?,
+            )),
+            None => Networks::built_in().get(variant).cloned(),
         },
     };
     println!(

@@ -54,7 +54,7 @@ pub struct DatagenConfig {
     pub hash_mb: usize,
     /// The evaluation network both sides play with (generation N + 1 learns
     /// from generation N's games); `None`: the classic evaluation, as for
-    /// generation 0. A network of another variant is not used.
+    /// generation 0. A network of another variant is not used (`tafl datagen` refuses one).
     pub network: Option<Arc<Network>>,
 }
 
@@ -98,7 +98,7 @@ pub fn generate<E>(
 ) -> Result<(), E> {
     let engine = Engine::new(EngineConfig {
         hash_mb: config.hash_mb,
-        network: config.network.clone(),
+        networks: config.network.iter().cloned().collect(),
         ..EngineConfig::default()
     });
     let next = AtomicU32::new(config.first_game);
