@@ -426,6 +426,22 @@ mod tests {
         assert_eq!(resumed, whole);
     }
 
+    /// `tafl datagen --shard K` plays games K × n .. (K + 1) × n: the shards' files, one after
+    /// the other, are one run's file.
+    #[test]
+    fn the_shards_of_a_seed_together_are_one_run() {
+        let shard = |first_game| {
+            run(&DatagenConfig {
+                first_game,
+                games: 2,
+                ..config(1)
+            })
+        };
+        let mut joined = shard(0);
+        joined.extend_from_slice(&shard(2)[MAGIC.len()..]);
+        assert_eq!(joined, run(&config(1)));
+    }
+
     #[test]
     fn recorded_games_give_their_positions_with_the_recorded_result() {
         let records = GameRecord::parse_all(
