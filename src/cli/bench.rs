@@ -1,12 +1,16 @@
-//! `tafl bench`: the search's fingerprint (total nodes) and its speed.
+//! `tafl bench`: the search's fingerprint (total nodes) and its speed; with
+//! `--levels`, each level's answer time.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use tafl::lab::bench::{BENCH_DEPTH, positions};
-use tafl::rules::Game;
-use tafl::search::{Engine, EngineConfig, Level, Limits, Network};
+use anyhow::Context;
+use tafl::lab::bench::{BENCH_DEPTH, latency_positions, positions};
+use tafl::rules::{Game, GameRecord};
+use tafl::search::{Engine, EngineConfig, Level, Limits, Network, Networks};
+
+use super::matchplay::REAL_GAMES;
 
 /// `tafl bench` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -21,6 +25,14 @@ pub struct BenchArgs {
     /// the network, and print both nodes/s (measured in one run).
     #[arg(long)]
     pub net: Option<PathBuf>,
+    /// Instead, time every level's answer (as `SuggestMove` with no limits gets it, the built-in
+    /// networks, one search at a time) on 20 positions: ten middlegames of the real games, ten
+    /// 13×13 openings. Prints each level's p50 and p99 (nearest rank: of 20, the slowest) in ms.
+    #[arg(long)]
+    pub levels: bool,
+    /// The real games the latency positions come from.
+    #[arg(long, default_value = REAL_GAMES)]
+    pub games: PathBuf,
 }
 
 /// Searches every bench position, printing one line each, then the total nodes and nodes/s; with
@@ -29,6 +41,9 @@ pub struct BenchArgs {
 /// # Errors
 /// The network file cannot be read.
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.levels {
+        return time_levels(args);
+    }
     let network = args
         .net
         .as_deref()
@@ -36,7 +51,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         .transpose()?
         .map(Arc::new);
     let games = positions();
-    let (nodes, nodes_per_second) = search_all(args, &games, None);
+    let (nodes, nodes_per_second) = search_all(args, &games, Networks::default());
     println!("{nodes} nodes {nodes_per_second:.0} nps");
     if let Some(network) = network {
         let variant = network.variant();
@@ -44,8 +59,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             .into_iter()
             .filter(|game| game.position().variant() == variant)
             .collect();
-        let (classic_nodes, classic) = search_all(args, &own, None);
-        let (network_nodes, with_network) = search_all(args, &own, Some(network));
+        let (classic_nodes, classic) = search_all(args, &own, Networks::default());
+        let (network_nodes, with_network) = search_all(args, &own, Networks::from_iter([network]));
         println!(
             "{variant}: classic {classic_nodes} nodes {classic:.0} nps; network {network_nodes} nodes {with_network:.0} nps ({:.2}x the classic nodes/s)",
             with_network / classic.max(1e-9)
@@ -55,10 +70,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
 }
 
 /// Searches `games`, printing a line for each: the total nodes and nodes/s.
-fn search_all(args: &BenchArgs, games: &[Game], network: Option<Arc<Network>>) -> (u64, f64) {
+fn search_all(args: &BenchArgs, games: &[Game], networks: Networks) -> (u64, f64) {
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,
-        network,
+        networks,
         ..EngineConfig::default()
     });
     let limits = Limits {
@@ -95,4 +110,53 @@ fn search_all(args: &BenchArgs, games: &[Game], network: Option<Arc<Network>>) -
         nodes,
         nodes as f64 / started.elapsed().as_secs_f64().max(1e-9),
     )
+}
+
+/// Each level's answer times on the latency positions: a line per level, fastest level first.
+fn time_levels(args: &BenchArgs) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(&args.games)
+        .with_context(|| format!("--games {}", args.games.display()))?;
+    let records = GameRecord::parse_all(&text)
+        .with_context(|| format!("--games {}", args.games.display()))?;
+    let games = latency_positions(&records);
+    let engine = Engine::new(EngineConfig {
+        hash_mb: args.hash_mb,
+        ..EngineConfig::default()
+    });
+    println!(
+        "{} positions; per level: answer time p50 and p99 (ms), depth reached, nodes p50 and p99",
+        games.len()
+    );
+    for level in (1..=10).filter_map(Level::new) {
+        let mut times = Vec::with_capacity(games.len());
+        let mut depths = Vec::with_capacity(games.len());
+        let mut nodes = Vec::with_capacity(games.len());
+        for game in &games {
+            let report = engine
+                .search(game, &Limits::default(), level, 0)
+                .context("a latency position is over")?;
+            times.push(report.elapsed);
+            depths.push(report.depth);
+            nodes.push(report.nodes);
+        }
+        times.sort();
+        nodes.sort();
+        let (shallowest, deepest) = (depths.iter().min(), depths.iter().max());
+        println!(
+            "level {level:>2}: p50 {:>5} p99 {:>5} depth {}-{} nodes {} {}",
+            nearest_rank(&times, 50).as_millis(),
+            nearest_rank(&times, 99).as_millis(),
+            shallowest.unwrap_or(&0),
+            deepest.unwrap_or(&0),
+            nearest_rank(&nodes, 50),
+            nearest_rank(&nodes, 99),
+        );
+    }
+    Ok(())
+}
+
+/// The `percent`-th percentile of `sorted` by nearest rank (the default for none).
+fn nearest_rank<T: Copy + Default>(sorted: &[T], percent: usize) -> T {
+    let rank = (sorted.len() * percent).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied().unwrap_or_default()
 }

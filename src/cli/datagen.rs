@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use tafl::lab::datagen::{self, DatagenConfig, GameData, Source};
 use tafl::rules::{GameRecord, Rules, Variant};
-use tafl::search::{EngineConfig, Network};
+use tafl::search::{Network, Networks};
 
 use super::VariantArgs;
 
@@ -23,6 +23,12 @@ pub struct DatagenArgs {
     /// Games the file should hold when done.
     #[arg(long, default_value_t = 1000)]
     games: u32,
+    /// Play shard K of the seed's games: games K × `--games` up to (K + 1) × `--games` (so
+    /// `--games` counts one shard's), the games one run of the seed would play there. The shards
+    /// of one seed, each in its own file on its own machine, together hold one run's games, each
+    /// once (a Kubernetes Indexed Job's pods: deploy/k8s/datagen/).
+    #[arg(long)]
+    shard: Option<u32>,
     /// Node budget of each move's search.
     #[arg(long, default_value_t = 5000)]
     nodes: u64,
@@ -82,10 +88,11 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
             real_plies: usize::from(args.real_opening_plies),
         },
     };
-    let games = match &source {
-        Source::Records(records) => args.games.min(records.len() as u32),
-        Source::SelfPlay { .. } => args.games,
+    let recorded = match &source {
+        Source::Records(records) => Some(records.len()),
+        Source::SelfPlay { .. } => None,
     };
+    let std::ops::Range { start, end } = game_range(args.shard, args.games, recorded);
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -94,18 +101,19 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         .open(&args.out)
         .with_context(|| format!("--out {}", args.out.display()))?;
     let existing = std::fs::read(&args.out)?;
-    let (end, first_game) =
+    let (whole, next_game) =
         datagen::whole_games(&existing).with_context(|| format!("--out {}", args.out.display()))?;
-    file.set_len(end as u64)?;
+    let first_game = next_game.max(start);
+    file.set_len(whole as u64)?;
     file.seek(std::io::SeekFrom::End(0))?;
-    if end == 0 {
+    if whole == 0 {
         file.write_all(&datagen::MAGIC)?;
     }
     let config = DatagenConfig {
         variant,
         nodes: args.nodes,
         first_game,
-        games: games.saturating_sub(first_game),
+        games: end.saturating_sub(first_game),
         threads: args.threads,
         seed: args.seed,
         max_plies: args.max_plies,
@@ -113,12 +121,15 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
         hash_mb: args.hash_mb,
         network: match &args.net {
             _ if args.classic => None,
-            Some(path) => Some(Arc::new(Network::read_file(path)?)),
-            None => EngineConfig::default().network,
+            Some(path) => Some(Arc::new(
+                Network::read_file_for(path, variant)
+                    .with_context(|| format!("--net {}", path.display()))?,
+            )),
+            None => Networks::built_in().get(variant).cloned(),
         },
     };
     println!(
-        "{variant}: games {first_game}..{games} at {} nodes a move, seed {}",
+        "{variant}: games {first_game}..{end} at {} nodes a move, seed {}",
         args.nodes, args.seed
     );
     let started = Instant::now();
@@ -145,4 +156,31 @@ fn read_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the game records {}", path.display()))?;
     GameRecord::parse_all(&text).with_context(|| format!("game records {}", path.display()))
+}
+
+/// The games the file should hold: `0..games`, or shard K's `K × games .. (K + 1) × games`; no
+/// further than the last of `recorded` games when replaying records.
+fn game_range(shard: Option<u32>, games: u32, recorded: Option<usize>) -> std::ops::Range<u32> {
+    let start = shard.map_or(0, |shard| shard.saturating_mul(games));
+    let end = start.saturating_add(games);
+    let last = recorded.map_or(u32::MAX, |records| {
+        u32::try_from(records).unwrap_or(u32::MAX)
+    });
+    start..end.min(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shard_is_its_slice_of_the_seeds_games() {
+        assert_eq!(game_range(None, 1000, None), 0..1000);
+        assert_eq!(game_range(Some(0), 900, None), 0..900);
+        assert_eq!(game_range(Some(15), 900, None), 13_500..14_400);
+        // Recorded games end where the records do; a shard past them plays none.
+        assert_eq!(game_range(Some(1), 900, Some(1752)), 900..1752);
+        assert!(game_range(Some(2), 900, Some(1752)).is_empty());
+        assert_eq!(game_range(Some(u32::MAX), 2, None), u32::MAX..u32::MAX);
+    }
 }

@@ -16,7 +16,9 @@ use tafl::lab::matchplay::{
     elo, play_game,
 };
 use tafl::rules::{GameRecord, Variant};
-use tafl::search::{Engine, EngineConfig, Level, Network, NetworkFileError, Weights, WeightsError};
+use tafl::search::{
+    Engine, EngineConfig, Level, Network, NetworkFileError, Networks, Weights, WeightsError,
+};
 
 /// `tafl match` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -255,8 +257,8 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     }
     let openings = openings(args, variant)?;
     let seats = [
-        Seat::new(&spec_a, args.hash_mb)?,
-        Seat::new(&spec_b, args.hash_mb)?,
+        Seat::new(&spec_a, variant, args.hash_mb)?,
+        Seat::new(&spec_b, variant, args.hash_mb)?,
     ];
     let games = args.games.div_ceil(2) * 2;
     let threads = args.threads.clamp(1, games.max(1) as usize);
@@ -375,7 +377,7 @@ enum Seat {
 }
 
 impl Seat {
-    fn new(spec: &PlayerSpec, hash_mb: usize) -> Result<Seat, MatchError> {
+    fn new(spec: &PlayerSpec, variant: Variant, hash_mb: usize) -> Result<Seat, MatchError> {
         match &spec.source {
             Source::Local {
                 weights,
@@ -383,6 +385,7 @@ impl Seat {
             } => Ok(Seat::Engine(engine_for(
                 weights.as_ref(),
                 evaluation,
+                variant,
                 hash_mb,
             )?)),
             Source::Server(address) => Ok(Seat::Server(address.clone())),
@@ -404,10 +407,11 @@ impl Seat {
     }
 }
 
-/// An engine with the player's evaluation.
+/// An engine with the player's evaluation (a network file must be of the match's variant).
 fn engine_for(
     weights: Option<&PathBuf>,
     evaluation: &Evaluation,
+    variant: Variant,
     hash_mb: usize,
 ) -> Result<Engine, MatchError> {
     let weights = match weights {
@@ -422,20 +426,24 @@ fn engine_for(
                 .map_err(|error: WeightsError| bad(error.to_string()))?
         }
     };
-    let network = match evaluation {
-        Evaluation::Default => EngineConfig::default().network,
-        Evaluation::Classic => None,
-        Evaluation::Network(path) => Some(Arc::new(Network::read_file(path).map_err(
-            |error: NetworkFileError| MatchError::BadNetwork {
-                path: path.display().to_string(),
-                reason: error.kind.to_string(),
-            },
-        )?)),
+    let networks = match evaluation {
+        Evaluation::Default => Networks::built_in(),
+        Evaluation::Classic => Networks::default(),
+        Evaluation::Network(path) => {
+            let network =
+                Network::read_file_for(path, variant).map_err(|error: NetworkFileError| {
+                    MatchError::BadNetwork {
+                        path: path.display().to_string(),
+                        reason: error.kind.to_string(),
+                    }
+                })?;
+            Networks::from_iter([Arc::new(network)])
+        }
     };
     Ok(Engine::new(EngineConfig {
         hash_mb,
         weights,
-        network,
+        networks,
     }))
 }
 

@@ -164,10 +164,13 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_TLS_CLIENT_CA", requires = "tls_cert")]
     tls_client_ca: Option<PathBuf>,
 
-    /// Evaluation network file (as `tafl train` writes it), used for games of its variant; unset:
-    /// the engine's default evaluation. A file that cannot be read stops the server at start.
-    #[arg(long, env = "TAFL_EVAL_NET")]
-    eval_net: Option<PathBuf>,
+    /// Evaluation network file (as `tafl train` writes it), played on games of its variant; repeat
+    /// for other variants (one file each; the variable takes a comma-separated list). Unset: the
+    /// built-in network on Copenhagen 11×11, the classic evaluation on every other variant. A
+    /// file that cannot be read or is no network this build runs, or a second file for one
+    /// variant, stops the server at start (exit code 2).
+    #[arg(long, env = "TAFL_EVAL_NET", value_delimiter = ',')]
+    eval_net: Vec<PathBuf>,
 }
 
 impl From<ServeArgs> for Config {

@@ -12,7 +12,8 @@ use super::VariantArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
-    /// Data files written by `tafl datagen` (repeat to join several).
+    /// Data files written by `tafl datagen`, or directories of them (every file in one, by
+    /// name: the shards of a Kubernetes datagen Job); repeat to join several.
     #[arg(long, required = true)]
     data: Vec<PathBuf>,
     /// The network file to write.
@@ -53,20 +54,23 @@ pub struct TrainArgs {
 
 pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     let variant = args.variant.variant();
+    let files = data_files(&args.data)?;
     let mut records = Vec::new();
-    for path in &args.data {
+    for path in &files {
         let bytes = std::fs::read(path).with_context(|| format!("--data {}", path.display()))?;
         records.extend(read_records(&bytes).with_context(|| format!("--data {}", path.display()))?);
     }
-    let files: Vec<String> = args
+    println!("{} records from {} files", records.len(), files.len());
+    let given: Vec<String> = args
         .data
         .iter()
         .map(|path| path.display().to_string())
         .collect();
     let provenance = format!(
-        "{}; data {} ({} records); {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
+        "{}; data {} ({} files, {} records); {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
         args.note,
-        files.join(" "),
+        given.join(" "),
+        files.len(),
         records.len(),
         args.epochs,
         args.batch_size,
@@ -107,4 +111,58 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         .with_context(|| format!("--out {}", args.out.display()))?;
     println!("wrote {}", args.out.display());
     Ok(())
+}
+
+/// The files `--data` names: a file as given, a directory as every file in it, sorted by name.
+fn data_files(given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in given {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut inside = Vec::new();
+        for entry in
+            std::fs::read_dir(path).with_context(|| format!("--data {}", path.display()))?
+        {
+            let entry = entry.with_context(|| format!("--data {}", path.display()))?;
+            if entry.file_type()?.is_file() {
+                inside.push(entry.path());
+            }
+        }
+        anyhow::ensure!(
+            !inside.is_empty(),
+            "--data {}: an empty directory",
+            path.display()
+        );
+        inside.sort();
+        files.extend(inside);
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn a_directory_gives_its_files_by_name_and_a_file_itself() {
+        let directory = std::env::temp_dir().join(format!("tafl-shards-{}", std::process::id()));
+        std::fs::create_dir_all(directory.join("nested")).expect("a temporary directory");
+        for name in ["shard-1.bin", "shard-0.bin"] {
+            std::fs::write(directory.join(name), b"").expect("a temporary file");
+        }
+        let single = Path::new("single.bin").to_path_buf();
+        let files = data_files(&[directory.clone(), single.clone()]);
+        std::fs::remove_dir_all(&directory).expect("remove the temporary directory");
+        assert_eq!(
+            files.expect("two shards and a file"),
+            [
+                directory.join("shard-0.bin"),
+                directory.join("shard-1.bin"),
+                single
+            ]
+        );
+    }
 }

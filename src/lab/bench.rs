@@ -3,8 +3,13 @@
 //! The total node count is the search's fingerprint: any change to search or
 //! evaluation that changes the tree changes it. State it in the commit message
 //! of every such change; nodes/second shows speed regressions.
+//!
+//! The latency positions (`tafl bench --levels`) are where each level's
+//! answer time is measured: middlegames of real Copenhagen 11×11 games and
+//! 13×13 openings, the two boards the ladder is measured on.
 
-use crate::rules::{BoardSize, Game, Rules, Variant};
+use super::matchplay::Openings;
+use crate::rules::{BoardSize, Game, GameRecord, Rules, Variant};
 
 /// The depth every bench position is searched to.
 pub const BENCH_DEPTH: u32 = 5;
@@ -56,8 +61,66 @@ pub fn positions() -> Vec<Game> {
         .collect()
 }
 
+/// Latency positions of each kind: real 11×11 middlegames, then 13×13 openings.
+pub const LATENCY_POSITIONS_EACH: usize = 10;
+
+/// The plies of a real game the `k`-th latency middlegame is taken at: 10, 13, .., 37, where
+/// searches are slowest (the board still full, the king's lines opening).
+fn latency_ply(k: usize) -> usize {
+    10 + 3 * k
+}
+
+/// The latency positions: for k in 0..10, the next real game of `records` (after the one
+/// taken for k − 1) still going at ply `10 + 3k` by legal moves, at that ply; then 13×13 Copenhagen's seeded
+/// random openings 1..=10 (2 to 4 plies from the start, as `tafl match` plays them). Fewer
+/// real middlegames when `records` has fewer such games.
+#[must_use]
+pub fn latency_positions(records: &[GameRecord]) -> Vec<Game> {
+    let copenhagen = Variant::standard(Rules::Copenhagen);
+    let mut games = records.iter();
+    let mut positions = Vec::with_capacity(2 * LATENCY_POSITIONS_EACH);
+    for k in 0..LATENCY_POSITIONS_EACH {
+        let plies = latency_ply(k);
+        let found = games.by_ref().find_map(|record| {
+            let mut game = Game::new(copenhagen);
+            for text in record.moves.get(..plies)? {
+                game.play(text).ok()?;
+            }
+            (!game.status().is_over()).then_some(game)
+        });
+        positions.extend(found);
+    }
+    let thirteen = Openings::random(Variant::new(Rules::Copenhagen, BoardSize::Thirteen));
+    positions.extend((1..=LATENCY_POSITIONS_EACH as u32).map(|n| thirteen.opening(n).0));
+    positions
+}
+
 #[cfg(test)]
 mod tests {
+    use crate::rules::{GameRecord, Variant};
+
+    #[test]
+    fn the_latency_positions_are_real_middlegames_and_13x13_openings() {
+        let records =
+            GameRecord::parse_all(include_str!("../../tests/data/copenhagen-games.csv")).unwrap();
+        let positions = super::latency_positions(&records);
+        assert_eq!(positions.len(), 2 * super::LATENCY_POSITIONS_EACH);
+        let (real, thirteen) = positions.split_at(super::LATENCY_POSITIONS_EACH);
+        for (k, game) in real.iter().enumerate() {
+            assert_eq!(game.ply(), super::latency_ply(k));
+            assert_eq!(
+                game.position().variant(),
+                Variant::standard(crate::rules::Rules::Copenhagen)
+            );
+        }
+        assert!(
+            thirteen
+                .iter()
+                .all(|game| game.position().variant().size.get() == 13)
+        );
+        assert!(positions.iter().all(|game| !game.status().is_over()));
+    }
+
     #[test]
     fn every_bench_position_replays_and_goes_on() {
         let games = super::positions();

@@ -13,18 +13,28 @@
 //! opponent win at once when another move does not (`guard_against_blunder`),
 //! so no level leaves the king to be taken, or to escape, in one move.
 //!
-//! | level | depth | node cap | noise (± hundredths of an attacker) | roughly |
-//! |---|---|---|---|---|
-//! | 1 | 1 | 20,000 | 400 | a beginner: legal, never hangs the game in one, little else |
-//! | 2 | 2 | 20,000 | 400 | sees captures and the replies to its move |
-//! | 3 | 2 | 20,000 | 100 | |
-//! | 4 | 2 | 20,000 | 20 | |
-//! | 5 | 3 | 50,000 | 20 | a club player |
-//! | 6 | 4 | 100,000 | 20 | |
-//! | 7 | 5 | 250,000 | 10 | |
-//! | 8 | 6 | 400,000 | 10 | strong |
-//! | 9 | 7 | 800,000 | 5 | |
-//! | 10 | as deep as time allows | none | 0 | full strength: 1 s a move unless the request bounds it |
+//! A time cap bounds every level's answer on a busy machine, where the same
+//! depth and nodes take longer: no level thinks past its cap (depth 1 always
+//! completes, as for any search), and each cap is at most the next level's,
+//! level 9's 800 ms a fifth under level 10's second (room for a loaded
+//! machine's late wake-ups), so no level is slower than the one above it. On a quiet machine the depth or the node cap stops the
+//! search first in nearly every position, so levels 1–9 play the same move
+//! for the same request there; a cap that binds (a loaded machine, or level
+//! 9 in the slowest 13×13 positions) makes the move depend on the machine's
+//! speed, as level 10's always does.
+//!
+//! | level | depth | node cap | time cap | noise (± hundredths of an attacker) | roughly |
+//! |---|---|---|---|---|---|
+//! | 1 | 1 | 20,000 | 100 ms | 400 | a beginner: legal, never hangs the game in one, little else |
+//! | 2 | 2 | 20,000 | 100 ms | 400 | sees captures and the replies to its move |
+//! | 3 | 2 | 20,000 | 100 ms | 100 | |
+//! | 4 | 2 | 20,000 | 100 ms | 20 | |
+//! | 5 | 3 | 50,000 | 150 ms | 20 | a club player |
+//! | 6 | 4 | 100,000 | 250 ms | 20 | |
+//! | 7 | 5 | 250,000 | 400 ms | 10 | |
+//! | 8 | 6 | 400,000 | 600 ms | 10 | strong |
+//! | 9 | 7 | 800,000 | 800 ms | 5 | |
+//! | 10 | as deep as time allows | none | none | 0 | full strength: 1 s a move unless the request bounds it |
 //!
 //! What each step is worth, measured with `tafl match` (docs/ai.md has the table).
 
@@ -41,23 +51,34 @@ pub struct Level(u8);
 pub(crate) struct LevelSettings {
     pub max_depth: Option<u32>,
     pub max_nodes: Option<u64>,
+    pub max_time: Option<Duration>,
     pub noise: i32,
 }
 
-/// Depth, node cap and noise of levels 1..=9 (the table above).
-const TABLE: [(u32, u64, i32); 9] = [
-    (1, 20_000, 400),
-    (2, 20_000, 400),
-    (2, 20_000, 100),
-    (2, 20_000, 20),
-    (3, 50_000, 20),
-    (4, 100_000, 20),
-    (5, 250_000, 10),
-    (6, 400_000, 10),
-    (7, 800_000, 5),
+/// Levels 1..=9: depth, node cap, time cap (ms) and noise (the table above).
+const TABLE: [LevelSettings; 9] = [
+    level(1, 20_000, 100, 400),
+    level(2, 20_000, 100, 400),
+    level(2, 20_000, 100, 100),
+    level(2, 20_000, 100, 20),
+    level(3, 50_000, 150, 20),
+    level(4, 100_000, 250, 20),
+    level(5, 250_000, 400, 10),
+    level(6, 400_000, 600, 10),
+    level(7, 800_000, 800, 5),
 ];
 
-/// Full strength's own budget when a request gives no bound (the other levels' depth bounds them).
+/// A row of [`TABLE`].
+const fn level(depth: u32, nodes: u64, time_cap_ms: u64, noise: i32) -> LevelSettings {
+    LevelSettings {
+        max_depth: Some(depth),
+        max_nodes: Some(nodes),
+        max_time: Some(Duration::from_millis(time_cap_ms)),
+        noise,
+    }
+}
+
+/// Full strength's own budget when a request gives no bound (the other levels' table bounds them).
 const STRONGEST_DEFAULT_TIME: Duration = Duration::from_millis(1000);
 
 impl Level {
@@ -72,19 +93,19 @@ impl Level {
         self.0 as u32
     }
 
+    /// The longest this level thinks whatever the request asks (levels 1–9; depth 1 always
+    /// completes); `None` for full strength, bounded by the request or its own second.
+    pub fn time_cap(self) -> Option<Duration> {
+        self.settings().max_time
+    }
+
     pub(crate) fn settings(self) -> LevelSettings {
         match self.0 {
-            1..=9 => {
-                let (depth, nodes, noise) = TABLE[self.0 as usize - 1];
-                LevelSettings {
-                    max_depth: Some(depth),
-                    max_nodes: Some(nodes),
-                    noise,
-                }
-            }
+            1..=9 => TABLE[self.0 as usize - 1],
             _ => LevelSettings {
                 max_depth: None,
                 max_nodes: None,
+                max_time: None,
                 noise: 0,
             },
         }
@@ -97,7 +118,7 @@ impl Level {
         let own = Limits {
             max_depth: settings.max_depth,
             max_nodes: settings.max_nodes,
-            max_time: None,
+            max_time: settings.max_time,
             deadline: None,
         };
         let mut limits = requested.tightest(&own);
@@ -117,5 +138,39 @@ impl Default for Level {
 impl std::fmt::Display for Level {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every level below 10 has a time cap, none above the next level's, level 9's within level
+    /// 10's own second; a request's longer time does not lift it, a shorter one wins.
+    #[test]
+    fn every_level_is_capped_in_time_no_later_than_the_level_above() {
+        let caps: Vec<Duration> = (1..=9)
+            .map(|n| Level::new(n).unwrap().time_cap().unwrap())
+            .collect();
+        assert_eq!(Level::STRONGEST.time_cap(), None);
+        assert!(caps.windows(2).all(|pair| pair[0] <= pair[1]), "{caps:?}");
+        assert!(caps[8] <= STRONGEST_DEFAULT_TIME);
+        let unbounded = Level::new(9).unwrap().limits(&Limits::default());
+        assert_eq!(unbounded.max_time, Some(caps[8]));
+        assert_eq!(
+            Level::STRONGEST.limits(&Limits::default()).max_time,
+            Some(STRONGEST_DEFAULT_TIME)
+        );
+        let long = Limits {
+            max_time: Some(Duration::from_secs(30)),
+            ..Limits::default()
+        };
+        let short = Limits {
+            max_time: Some(Duration::from_millis(20)),
+            ..Limits::default()
+        };
+        let nine = Level::new(9).unwrap();
+        assert_eq!(nine.limits(&long).max_time, Some(caps[8]));
+        assert_eq!(nine.limits(&short).max_time, short.max_time);
     }
 }

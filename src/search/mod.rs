@@ -38,13 +38,15 @@ mod threats;
 mod tt;
 
 use std::fmt;
+use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use eval::classic::{Term, Weights, WeightsError, evaluate};
-pub use eval::nnue::{Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Provenance};
+pub use eval::nnue::{
+    Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Networks, Provenance,
+};
 pub use levels::Level;
 pub use limits::Limits;
 pub use threats::{Threats, threats, threats_until};
@@ -119,10 +121,10 @@ pub struct EngineConfig {
     pub hash_mb: usize,
     /// The classic evaluation's weights (default: the built-in ones).
     pub weights: Weights,
-    /// The evaluation network, used for games of its variant (others get the classic evaluation).
-    /// Default: the built-in one ([`Network::built_in`], Copenhagen 11×11); `None`: the classic
+    /// The evaluation networks, each used for games of its variant (the others get the classic
+    /// evaluation). Default: the built-in ones ([`Networks::built_in`]); none: the classic
     /// evaluation everywhere.
-    pub network: Option<Arc<Network>>,
+    pub networks: Networks,
 }
 
 impl Default for EngineConfig {
@@ -130,7 +132,7 @@ impl Default for EngineConfig {
         EngineConfig {
             hash_mb: 64,
             weights: Weights::default(),
-            network: Some(Network::built_in()),
+            networks: Networks::built_in(),
         }
     }
 }
@@ -228,9 +230,9 @@ impl Engine {
 
     /// The network for the root's variant, if the engine has one; else the classic evaluation.
     fn evaluator(&self, root: &Position) -> Evaluator<'_> {
-        match &self.config.network {
-            Some(network) if network.variant() == root.variant() => Evaluator::Network(network),
-            _ => Evaluator::Classic(&self.config.weights),
+        match self.config.networks.get(root.variant()) {
+            Some(network) => Evaluator::Network(network),
+            None => Evaluator::Classic(&self.config.weights),
         }
     }
 

@@ -104,8 +104,8 @@ pub struct ExecConfig {
     pub replay_threads: usize,
     /// Transposition table size in MiB, for each running search.
     pub hash_mb: usize,
-    /// Evaluation network file, used for games of its variant; none: the engine's default.
-    pub eval_net: Option<PathBuf>,
+    /// Evaluation network files, each used for games of its variant instead of the built-in one.
+    pub eval_net: Vec<PathBuf>,
 }
 
 /// The graceful stop on SIGINT/SIGTERM.
@@ -198,7 +198,7 @@ impl Default for ExecConfig {
             max_queued_searches: 64,
             replay_threads: 0,
             hash_mb: 64,
-            eval_net: None,
+            eval_net: Vec::new(),
         }
     }
 }

@@ -149,8 +149,8 @@ impl Server {
         let reflection_v1 = reflection().build_v1()?;
         let reflection_v1alpha = reflection().build_v1alpha()?;
 
-        let network = eval_network(&config)?;
-        let state = Arc::new(State::new(config, network));
+        let networks = eval_networks(&config)?;
+        let state = Arc::new(State::new(config, networks));
         let (stop, stopped) = oneshot::channel::<()>();
         let transport = &state.config.transport;
         let responses = response_bytes::ResponseBudget::new(transport);
@@ -252,19 +252,18 @@ impl Server {
 /// drain delay + the grace period + this + a few milliseconds.
 pub const STOP_FLUSH: Duration = Duration::from_millis(80);
 
-/// The evaluation network `config.exec.eval_net` names, read and checked (`None` when it names none).
+/// The built-in networks with the files `config.exec.eval_net` names in their variants' places.
 ///
 /// # Errors
-/// [`ServeError::Network`] when the file cannot be read or is not a network this build runs.
-fn eval_network(config: &Config) -> Result<Option<Arc<crate::search::Network>>, ServeError> {
-    let Some(path) = &config.exec.eval_net else {
-        return Ok(None);
-    };
-    let network = crate::search::Network::read_file(path).map_err(|error| ServeError::Network {
-        path: error.path,
-        reason: error.kind.to_string(),
-    })?;
-    Ok(Some(Arc::new(network)))
+/// [`ServeError::Network`] when a file cannot be read, is not a network this build runs, or is a
+/// second for one variant.
+fn eval_networks(config: &Config) -> Result<crate::search::Networks, ServeError> {
+    crate::search::Networks::built_in_replaced_by(&config.exec.eval_net).map_err(|error| {
+        ServeError::Network {
+            path: error.path,
+            reason: error.kind.to_string(),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -274,8 +273,8 @@ mod tests {
     #[test]
     fn an_unreadable_or_foreign_network_file_is_refused_naming_it() {
         let mut missing = Config::default();
-        missing.exec.eval_net = Some("/nonexistent/net.nnue".into());
-        let error = eval_network(&missing).expect_err("no such file");
+        missing.exec.eval_net = vec!["/nonexistent/net.nnue".into()];
+        let error = eval_networks(&missing).expect_err("no such file");
         assert!(
             error.to_string().contains("/nonexistent/net.nnue"),
             "{error}"
@@ -283,14 +282,14 @@ mod tests {
         let path = std::env::temp_dir().join(format!("tafl-not-a-net-{}", std::process::id()));
         std::fs::write(&path, b"not a network").expect("a temporary file");
         let mut foreign = Config::default();
-        foreign.exec.eval_net = Some(path.clone());
-        let error = eval_network(&foreign).expect_err("not a network");
+        foreign.exec.eval_net = vec![path.clone()];
+        let error = eval_networks(&foreign).expect_err("not a network");
         std::fs::remove_file(&path).expect("remove the temporary file");
         assert!(error.to_string().contains("magic"), "{error}");
-        assert!(
-            eval_network(&Config::default())
-                .expect("no file named")
-                .is_none()
+        let built_in = eval_networks(&Config::default()).expect("no file named");
+        assert_eq!(
+            built_in.iter().count(),
+            crate::search::Networks::built_in().iter().count()
         );
     }
 }

@@ -46,6 +46,21 @@ fn bad_values_exit_2_with_a_sentence() {
         &[],
         "--eval-net /nonexistent.nnue",
     );
+    // Two networks for one variant: which one would play is not the operator's guess to make.
+    let built_in = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/search/eval/nnue/nets/copenhagen-11x11.nnue"
+    );
+    assert_refused(
+        &["--eval-net", built_in, "--eval-net", built_in],
+        &[],
+        "a second network for copenhagen 11×11",
+    );
+    assert_refused(
+        &[],
+        &[("TAFL_EVAL_NET", &format!("{built_in},{built_in}"))],
+        &format!("--eval-net {built_in}"),
+    );
     // What clap itself cannot parse exits 2 as well.
     assert_refused(&["--max-game-plies", "many"], &[], "--max-game-plies");
 }

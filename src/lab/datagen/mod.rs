@@ -54,7 +54,7 @@ pub struct DatagenConfig {
     pub hash_mb: usize,
     /// The evaluation network both sides play with (generation N + 1 learns
     /// from generation N's games); `None`: the classic evaluation, as for
-    /// generation 0. A network of another variant is not used.
+    /// generation 0. A network of another variant is not used (`tafl datagen` refuses one).
     pub network: Option<Arc<Network>>,
 }
 
@@ -98,7 +98,7 @@ pub fn generate<E>(
 ) -> Result<(), E> {
     let engine = Engine::new(EngineConfig {
         hash_mb: config.hash_mb,
-        network: config.network.clone(),
+        networks: config.network.iter().cloned().collect(),
         ..EngineConfig::default()
     });
     let next = AtomicU32::new(config.first_game);
@@ -424,6 +424,22 @@ mod tests {
             })[MAGIC.len()..],
         );
         assert_eq!(resumed, whole);
+    }
+
+    /// `tafl datagen --shard K` plays games K × n .. (K + 1) × n: the shards' files, one after
+    /// the other, are one run's file.
+    #[test]
+    fn the_shards_of_a_seed_together_are_one_run() {
+        let shard = |first_game| {
+            run(&DatagenConfig {
+                first_game,
+                games: 2,
+                ..config(1)
+            })
+        };
+        let mut joined = shard(0);
+        joined.extend_from_slice(&shard(2)[MAGIC.len()..]);
+        assert_eq!(joined, run(&config(1)));
     }
 
     #[test]

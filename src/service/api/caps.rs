@@ -261,17 +261,23 @@ mod tests {
 
     #[test]
     fn a_node_cap_makes_a_search_learned_from_those_before_it() {
-        let level_five = Level::new(5).expect("a level");
+        // Level 4's 20,000 nodes: 80 ms, under its 100 ms time cap; level 9's
+        // 800,000 would be 3.2 s, but its time cap is shorter and bounds it.
+        let level = |n| Level::new(n).expect("a level");
         assert_eq!(
-            SearchBudget::at_level(None, level_five, CAPS, None).work,
+            SearchBudget::at_level(None, level(4), CAPS, None).work,
             Work {
                 kind: WorkKind::Search,
-                bound: Duration::from_secs(1),
+                bound: Duration::from_millis(100),
                 cost: Cost::Learned {
-                    class: CostClass::node_capped(Some(3), 50_000),
-                    prior: Duration::from_millis(200),
+                    class: CostClass::node_capped(Some(2), 20_000),
+                    prior: Duration::from_millis(80),
                 },
             }
+        );
+        assert_eq!(
+            SearchBudget::at_level(None, level(9), CAPS, None).work,
+            Work::bounded(WorkKind::Search, level(9).time_cap().expect("a time cap"))
         );
         assert_eq!(
             SearchBudget::at_level(None, Level::STRONGEST, CAPS, None).work,

@@ -1,8 +1,6 @@
 //! What every handler shares: the configuration, the engine and the pools.
 
-use std::sync::Arc;
-
-use crate::search::{Engine, EngineConfig, Network};
+use crate::search::{Engine, EngineConfig, Networks};
 
 use super::caps::SearchCaps;
 use crate::service::config::Config;
@@ -36,15 +34,14 @@ impl std::fmt::Debug for State {
 }
 
 impl State {
-    /// The shared state a configuration describes, with the evaluation network read from
-    /// `config.exec.eval_net` (`None`: the engine's default).
-    pub fn new(config: Config, network: Option<Arc<Network>>) -> State {
+    /// The shared state a configuration describes, playing with `networks` (the built-in ones
+    /// and those `config.exec.eval_net` names).
+    pub fn new(config: Config, networks: Networks) -> State {
         let exec = &config.exec;
-        let defaults = EngineConfig::default();
         let engine = Engine::new(EngineConfig {
             hash_mb: exec.hash_mb,
-            network: network.or(defaults.network),
-            ..defaults
+            networks,
+            ..EngineConfig::default()
         });
         let pool = SearchPool::new(exec.max_concurrent_searches(), exec.max_queued_searches);
         let replays = ReplayPool::new(exec.replay_threads(), MAX_QUEUED_REPLAYS);

@@ -90,6 +90,10 @@ pub enum NetworkFileErrorKind {
     TooLarge,
     #[error(transparent)]
     Refused(#[from] NetworkError),
+    #[error("a network for {network}, not for {wanted}")]
+    WrongVariant { network: Variant, wanted: Variant },
+    #[error("a second network for {variant} (the first: {})", first.display())]
+    SecondForVariant { variant: Variant, first: PathBuf },
 }
 
 impl fmt::Display for NetworkFileError {
@@ -306,6 +310,25 @@ impl Network {
         }
         Network::from_bytes(&bytes).map_err(|error| refused(error.into()))
     }
+
+    /// [`Network::read_file`] for a game of `variant`: a network of another variant is refused.
+    ///
+    /// # Errors
+    /// [`NetworkFileError`] as [`Network::read_file`], or
+    /// [`NetworkFileErrorKind::WrongVariant`].
+    pub fn read_file_for(path: &Path, variant: Variant) -> Result<Network, NetworkFileError> {
+        let network = Network::read_file(path)?;
+        if network.variant() != variant {
+            return Err(NetworkFileError {
+                path: path.to_path_buf(),
+                kind: NetworkFileErrorKind::WrongVariant {
+                    network: network.variant(),
+                    wanted: variant,
+                },
+            });
+        }
+        Ok(network)
+    }
 }
 
 #[cfg(test)]
@@ -439,6 +462,20 @@ mod tests {
             missing
                 .to_string()
                 .starts_with("network file /nonexistent/net.nnue: ")
+        );
+        // A network of another variant than the game's.
+        std::fs::write(&path, network().to_bytes()).expect("a temporary file");
+        let copenhagen = Variant::standard(Rules::Copenhagen);
+        let mismatched = Network::read_file_for(&path, copenhagen).expect_err("a tablut network");
+        let tablut = Network::read_file_for(&path, Variant::standard(Rules::Tablut));
+        std::fs::remove_file(&path).expect("remove the temporary file");
+        assert_eq!(tablut.expect("its own variant"), network());
+        assert_eq!(
+            mismatched.to_string(),
+            format!(
+                "network file {}: a network for tablut 9×9, not for copenhagen 11×11",
+                path.display()
+            )
         );
         // The largest board with the longest text is exactly the largest file.
         let largest = Network::seeded(

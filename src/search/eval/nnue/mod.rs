@@ -19,18 +19,21 @@
 //! realistic position reaches, and which makes an incremental update equal a
 //! full recomputation even for a nonsense position.
 //!
-//! The file format (`format.rs`) is our own; the built-in network's file is
-//! `nets/copenhagen-11x11.nnue`.
+//! The file format (`format.rs`) is our own. An engine holds one network per
+//! variant at most (`networks.rs`); the built-in ones are `nets/RULES-NxN.nnue`,
+//! each named by its variant.
 
 mod accumulator;
 mod features;
 mod format;
 mod network;
+mod networks;
 
 pub(crate) use accumulator::Accumulator;
 pub use format::{NetworkError, NetworkFileError, NetworkFileErrorKind};
 pub(crate) use network::HIDDEN;
 pub use network::{Network, Provenance};
+pub use networks::Networks;
 // What training builds a network from (`crate::lab::train`): compiled with the lab only.
 #[cfg(feature = "lab")]
 pub(crate) use {

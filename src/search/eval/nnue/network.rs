@@ -1,7 +1,6 @@
 //! The network: its shape, its quantised weights and its forward pass.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
 
 use crate::rules::{BySide, Side, Variant};
 
@@ -55,29 +54,7 @@ impl fmt::Debug for Network {
     }
 }
 
-/// The network the engine plays Copenhagen 11×11 with unless told
-/// otherwise: the latest kept generation (docs/ai.md, "Generations"), built
-/// into the binary.
-const BUILT_IN: &[u8] = include_bytes!("nets/copenhagen-11x11.nnue");
-
 impl Network {
-    /// The network built into the binary, read once.
-    ///
-    /// ```
-    /// use tafl::rules::{Rules, Variant};
-    /// let network = tafl::search::Network::built_in();
-    /// assert_eq!(network.variant(), Variant::standard(Rules::Copenhagen));
-    /// ```
-    #[must_use]
-    pub fn built_in() -> Arc<Network> {
-        static NETWORK: OnceLock<Arc<Network>> = OnceLock::new();
-        NETWORK
-            .get_or_init(|| {
-                Arc::new(Network::from_bytes(BUILT_IN).expect("the built-in network is valid"))
-            })
-            .clone()
-    }
-
     /// A network from its parts: float weights (already clipped) are quantised here (training's
     /// last step).
     ///
@@ -176,7 +153,8 @@ impl Network {
 mod tests {
     use super::*;
     use crate::rules::{Game, Rules};
-    use crate::search::{Engine, EngineConfig, Level, Limits};
+    use crate::search::{Engine, EngineConfig, Level, Limits, Networks};
+    use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
 
     /// The search uses a network for its own variant (the tree changes) and the classic evaluation
@@ -194,12 +172,12 @@ mod tests {
         );
         let with_network = Engine::new(EngineConfig {
             hash_mb: 1,
-            network: Some(Arc::new(network)),
+            networks: Networks::from_iter([Arc::new(network)]),
             ..EngineConfig::default()
         });
         let classic = Engine::new(EngineConfig {
             hash_mb: 1,
-            network: None,
+            networks: Networks::default(),
             ..EngineConfig::default()
         });
         let limits = Limits {
