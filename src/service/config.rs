@@ -77,6 +77,8 @@ pub struct CapsConfig {
     pub deadline_margin: Duration,
     /// And this share of the deadline too (at most 250 ms).
     pub deadline_margin_percent: u32,
+    /// Longest a game review may take, whatever its deadline: then it ends with what it has.
+    pub max_review_time: Duration,
 }
 
 /// The threads, slots and queues the work runs on, and the engine each search runs.
@@ -168,6 +170,7 @@ impl Default for CapsConfig {
             max_search_nodes: 200_000_000,
             deadline_margin: Duration::from_millis(10),
             deadline_margin_percent: 15,
+            max_review_time: Duration::from_secs(300),
         }
     }
 }
@@ -282,11 +285,16 @@ impl Config {
                 message..=1 << 40,
             ),
         ];
-        let durations: [(&'static str, u64, RangeInclusive<u64>); 9] = [
+        let durations: [(&'static str, u64, RangeInclusive<u64>); 10] = [
             (
                 "--max-search-time-ms",
                 millis(caps.max_search_time),
                 1..=HOUR_MS,
+            ),
+            (
+                "--max-review-time-ms",
+                millis(caps.max_review_time),
+                1..=24 * HOUR_MS,
             ),
             (
                 "--deadline-margin-ms",

@@ -14,6 +14,7 @@ mod hostile;
 mod load;
 mod operations;
 mod previews;
+mod review;
 mod rpcs;
 mod threats;
 mod turn_support;

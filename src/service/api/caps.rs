@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::search::{Level, Limits};
+use crate::search::{Level, Limits, ReviewBudget};
 
 use super::error::{Reason, ServiceError, quote};
 use crate::service::config::CapsConfig;
@@ -119,6 +119,42 @@ impl SearchBudget {
             limits,
         }
     }
+}
+
+/// A game review's search of each position: the caller's bounds capped as for
+/// a search, at `level` (at the strongest level with no bound, the review's
+/// own default, within the node cap); and how long each position is expected
+/// to hold its slot, for admission (all its searches).
+pub fn review_budget(
+    given: Option<&pb::SearchLimits>,
+    level: Level,
+    seed: u64,
+    caps: SearchCaps,
+    deadline: Option<Instant>,
+) -> (ReviewBudget, Duration) {
+    let budget = ReviewBudget::new(&capped_limits(given, caps, deadline), level, seed)
+        .at_most_nodes(caps.nodes);
+    let expected = expected_search_time(budget.limits(), caps) * budget.searches_per_position();
+    (budget, expected)
+}
+
+/// The strength asked for: 0 is the strongest, 1..=10 as given.
+///
+/// # Errors
+/// BAD_LIMITS for a level above 10.
+pub fn level_from_proto(level: u32) -> Result<Level, ServiceError> {
+    if level == 0 {
+        return Ok(Level::STRONGEST);
+    }
+    Level::new(level).ok_or_else(|| {
+        ServiceError::invalid(
+            "level",
+            Reason::BadLimits,
+            format!(
+                "{level} is not a level: use 1 (beginner) to 10 (strongest), or 0 for the strongest"
+            ),
+        )
+    })
 }
 
 /// The caller's bounds capped by the server (see [`SearchBudget::at_level`]).

@@ -14,6 +14,7 @@ pub(super) mod error;
 mod evaluate;
 mod legal_moves;
 mod replay;
+mod review_game;
 mod run_search;
 mod state;
 mod suggest_move;
@@ -131,5 +132,14 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         request: Request<pb::ThreatsRequest>,
     ) -> Result<Response<pb::ThreatsResponse>, Status> {
         self.respond(request, threats::handle).await
+    }
+
+    type ReviewGameStream = review_game::ReviewStream;
+
+    async fn review_game(
+        &self,
+        request: Request<pb::ReviewGameRequest>,
+    ) -> Result<Response<Self::ReviewGameStream>, Status> {
+        self.respond(request, review_game::handle).await
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::search::{Engine, EngineConfig, Network};
 
 use super::caps::SearchCaps;
+use super::review_game::ActiveReviews;
 use crate::service::config::Config;
 use crate::service::exec::{ReplayPool, SearchPool};
 
@@ -23,6 +24,8 @@ pub struct State {
     pub pool: SearchPool,
     /// Where long games are replayed.
     pub replays: ReplayPool,
+    /// The game reviews in progress.
+    pub reviews: ActiveReviews,
 }
 
 impl std::fmt::Debug for State {
@@ -54,6 +57,7 @@ impl State {
             engine,
             pool,
             replays,
+            reviews: ActiveReviews::default(),
         }
     }
 }
