@@ -67,12 +67,12 @@ impl WinChanceModel {
     pub const FITTED: WinChanceModel = WinChanceModel {
         curves: BySide {
             attackers: Logistic {
-                slope: 0.5,
-                intercept: -0.24,
+                slope: 0.2451,
+                intercept: -1.4087,
             },
             defenders: Logistic {
-                slope: 0.5,
-                intercept: 0.24,
+                slope: 0.2445,
+                intercept: 1.2703,
             },
         },
     };
