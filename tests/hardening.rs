@@ -2,7 +2,9 @@
 //! replica (issue "Hardened"), each against the real `tafl` binary over a
 //! real socket: one module per problem. Bounds on time are generous (the
 //! tests must pass on a loaded 2-core machine); the tight figures are
-//! printed here and measured by `cargo bench --bench soak`.
+//! printed here and measured by `cargo bench --bench soak`. Overload
+//! (searches far past the queue beside cheap calls) runs its server in this
+//! process.
 
 mod common;
 
@@ -12,6 +14,7 @@ mod hardening {
     mod admission;
     mod config;
     mod connections;
+    mod overload;
     mod replay_flood;
     mod request_bytes;
     mod shutdown;

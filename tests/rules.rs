@@ -1,6 +1,10 @@
 //! The rule tests: every case in `tests/data/rules/*.txt` (format in that
 //! folder's README.md) is played through the public rules API and compared
 //! with what docs/RULES.md says. All failures are collected and reported together.
+//!
+//! This is the `rules` test binary: the other rules tests (the cross-check
+//! against the reference, notation, perft, properties, replays) are its
+//! modules in tests/rules/.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -8,6 +12,16 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 mod common;
+
+/// In tests/rules/: the crate root stays in tests/, so that `common` is
+/// reachable without `#[path]`.
+mod rules {
+    mod lockstep;
+    mod notation;
+    mod perft;
+    mod properties;
+    mod replay;
+}
 
 use common::captures::check_capturing_moves;
 use tafl::rules::{

@@ -1,6 +1,15 @@
 //! The AI: tactics, legality on every variant, time limits, levels.
+//!
+//! This is the `search` test binary: the deadline check of timed searches is
+//! its module in tests/search/.
 
 mod common;
+
+/// In tests/search/: the crate root stays in tests/, so that `common` is
+/// reachable without `#[path]`.
+mod search {
+    mod timing;
+}
 
 use std::time::{Duration, Instant};
 

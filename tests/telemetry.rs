@@ -4,7 +4,9 @@
 //! come out as spans of that trace, under the caller's span, with the
 //! call's attributes; the calls must be counted as metrics.
 //!
-//! One test: the subscriber `telemetry::init` installs is process-wide.
+//! A binary of its own: the subscriber and the meter provider that
+//! `telemetry::init` installs are process-wide (one test here installs them),
+//! and its exact call counts would count any other server in the process.
 
 mod common;
 

@@ -11,7 +11,7 @@ use tonic::Code;
 
 use crate::common::random_games::Lcg;
 use crate::common::server::*;
-use crate::turn_support::*;
+use crate::service::turn_support::*;
 
 /// Every update of an analysis, in order.
 async fn collect(

@@ -13,7 +13,7 @@ use tonic::Code;
 
 use crate::common::random_games::Lcg;
 use crate::common::server::*;
-use crate::turn_support::*;
+use crate::service::turn_support::*;
 
 /// The reason each refusal of the rules is reported with.
 fn reason_of(error: &PlayError) -> Option<&'static str> {

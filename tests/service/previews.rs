@@ -9,7 +9,7 @@ use tafl::service::pb::{
 
 use crate::common::random_games::Lcg;
 use crate::common::server::*;
-use crate::turn_support::*;
+use crate::service::turn_support::*;
 
 /// Every move LegalMoves lists for the game, against ApplyMove for it.
 async fn assert_previews_hold(server: &mut TestServer, game: pb::Game, context: &str) -> usize {

@@ -13,7 +13,7 @@ use tafl::service::pb::{
 use tonic::Code;
 
 use crate::common::server::*;
-use crate::turn_support::*;
+use crate::service::turn_support::*;
 
 /// A forced result's score, or beyond (EvaluateResponse.score).
 const WIN_BOUND: i32 = 999_000;

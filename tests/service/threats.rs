@@ -10,7 +10,7 @@ use tafl::service::pb::{self, ThreatsRequest};
 
 use crate::common::random_games::Lcg;
 use crate::common::server::*;
-use crate::turn_support::*;
+use crate::service::turn_support::*;
 
 /// The lists ThreatsResponse holds, as move texts.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use tonic::Code;
 
 use crate::common::random_games::Lcg;
 use crate::common::server::*;
-use crate::turn_support::*;
+use crate::service::turn_support::*;
 
 /// The report against a replay with `tafl::rules::Game`, ply by ply.
 fn assert_matches_replay(report: &pb::ValidateGameResponse, variant: Variant, moves: &[String]) {

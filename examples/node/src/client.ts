@@ -79,8 +79,9 @@ function describeError(error: grpc.ServiceError, googleRpc: protobuf.Root): stri
   const details = new Map<string, Record<string, any>>();
   for (const any of status.details) {
     const name = any.type_url.slice(any.type_url.lastIndexOf("/") + 1);
-    const type = googleRpc.lookupType(name);
-    details.set(name, type.toObject(type.decode(any.value)));
+    // Details of other types (the server adds a google.protobuf.Struct copy of ErrorInfo for generic tools) are skipped.
+    const type = googleRpc.lookup(name);
+    if (type instanceof protobuf.Type) details.set(name, type.toObject(type.decode(any.value)));
   }
   const info = details.get("google.rpc.ErrorInfo");
   const badRequest = details.get("google.rpc.BadRequest");

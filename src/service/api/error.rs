@@ -6,8 +6,9 @@
 //! `google.rpc.BadRequest` or `google.rpc.PreconditionFailure` naming the
 //! field. Internal details are logged here, once, and never sent.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
+use prost::Message as _;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
@@ -244,16 +245,90 @@ impl From<ExecError> for ServiceError {
 /// The precondition type named in `PreconditionFailure` for moves after the end.
 pub const GAME_OVER: &str = "GAME_OVER";
 
+/// `google.rpc.ErrorInfo` as tonic-types has it, but with its metadata in key
+/// order: the same error is then the same bytes on every call (tonic-types'
+/// map is a `HashMap`, whose order changes from one process to the next).
+#[derive(Clone, PartialEq, prost::Message)]
+struct OrderedErrorInfo {
+    #[prost(string, tag = "1")]
+    reason: String,
+    #[prost(string, tag = "2")]
+    domain: String,
+    #[prost(btree_map = "string, string", tag = "3")]
+    metadata: BTreeMap<String, String>,
+}
+
+/// The `Any` type URLs of `google.rpc.ErrorInfo` and of its readable copy.
+const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+const STRUCT_TYPE: &str = "type.googleapis.com/google.protobuf.Struct";
+
 /// `ErrorInfo` for `reason`, with the metadata clients read.
-fn error_info(details: &mut ErrorDetails, reason: Reason, field: Option<&str>, ply: Option<usize>) {
-    let mut metadata = HashMap::from([("kind".to_owned(), <&str>::from(reason.kind()).to_owned())]);
+fn error_info(reason: Reason, field: Option<&str>, ply: Option<usize>) -> OrderedErrorInfo {
+    let mut metadata =
+        BTreeMap::from([("kind".to_owned(), <&str>::from(reason.kind()).to_owned())]);
     if let Some(field) = field {
         metadata.insert("field".to_owned(), field.to_owned());
     }
     if let Some(ply) = ply {
         metadata.insert("ply".to_owned(), ply.to_string());
     }
-    details.set_error_info(reason.as_str(), DOMAIN, metadata);
+    OrderedErrorInfo {
+        reason: reason.as_str().to_owned(),
+        domain: DOMAIN.to_owned(),
+        metadata,
+    }
+}
+
+/// `info` as a `google.protobuf.Struct`: generic tools that decode only the
+/// well-known types (`buf curl` prints such a detail as JSON) show the reason
+/// and metadata from it; programs read the `ErrorInfo` itself.
+fn readable_copy(info: &OrderedErrorInfo) -> prost_types::Struct {
+    let text = |s: &str| prost_types::Value {
+        kind: Some(prost_types::value::Kind::StringValue(s.to_owned())),
+    };
+    let mut fields = BTreeMap::new();
+    fields.insert("reason".to_owned(), text(&info.reason));
+    fields.insert("domain".to_owned(), text(&info.domain));
+    let metadata = info
+        .metadata
+        .iter()
+        .map(|(key, value)| (key.clone(), text(value)))
+        .collect();
+    fields.insert(
+        "metadata".to_owned(),
+        prost_types::Value {
+            kind: Some(prost_types::value::Kind::StructValue(prost_types::Struct {
+                fields: metadata,
+            })),
+        },
+    );
+    prost_types::Struct { fields }
+}
+
+/// A status carrying `info` first, then `details`, then `info`'s readable copy.
+fn with_details(
+    code: Code,
+    message: String,
+    info: OrderedErrorInfo,
+    details: ErrorDetails,
+) -> Status {
+    let status = Status::with_error_details(code, message, details);
+    let Ok(mut rpc_status) = tonic_types::pb::Status::decode(status.details()) else {
+        return status;
+    };
+    let readable = readable_copy(&info);
+    rpc_status.details.insert(
+        0,
+        prost_types::Any {
+            type_url: ERROR_INFO_TYPE.to_owned(),
+            value: info.encode_to_vec(),
+        },
+    );
+    rpc_status.details.push(prost_types::Any {
+        type_url: STRUCT_TYPE.to_owned(),
+        value: readable.encode_to_vec(),
+    });
+    Status::with_details(code, status.message(), rpc_status.encode_to_vec().into())
 }
 
 impl From<ServiceError> for Status {
@@ -261,33 +336,39 @@ impl From<ServiceError> for Status {
         let code = error.code();
         let message = error.to_string();
         let mut details = ErrorDetails::new();
-        match error {
+        let info = match error {
             ServiceError::InvalidArgument {
                 field,
                 description,
                 reason,
                 ply,
             } => {
-                error_info(&mut details, reason, Some(&field), ply);
+                let info = error_info(reason, Some(&field), ply);
                 details.set_bad_request(vec![FieldViolation {
                     field,
                     description,
                     reason: reason.as_str().to_owned(),
                     localized_message: None,
                 }]);
+                info
             }
             ServiceError::GameOver {
                 subject,
                 description,
                 ply,
             } => {
-                error_info(&mut details, Reason::GameOver, Some(&subject), ply);
+                let info = error_info(Reason::GameOver, Some(&subject), ply);
                 details.add_precondition_failure_violation(GAME_OVER, subject, description);
+                info
             }
             ServiceError::Busy { retry_after, .. } | ServiceError::BusyReading { retry_after } => {
-                error_info(&mut details, Reason::Overloaded, None, None);
                 details.set_retry_info(Some(retry_after));
-                let mut status = Status::with_error_details(code, message, details);
+                let mut status = with_details(
+                    code,
+                    message,
+                    error_info(Reason::Overloaded, None, None),
+                    details,
+                );
                 // gRPC clients' own retry logic reads this trailer.
                 if let Ok(value) = retry_after.as_millis().max(1).to_string().parse() {
                     status
@@ -304,8 +385,8 @@ impl From<ServiceError> for Status {
             ServiceError::DeadlineTooShort | ServiceError::ShuttingDown => {
                 return Status::new(code, message);
             }
-        }
-        Status::with_error_details(code, message, details)
+        };
+        with_details(code, message, info, details)
     }
 }
 
@@ -326,6 +407,43 @@ pub fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same error is the same bytes on every call (the metadata in key order), and its
+    /// readable copy, the last detail, says what its ErrorInfo says.
+    #[test]
+    fn error_details_are_stable_and_readable() {
+        let status = || {
+            Status::from(
+                ServiceError::invalid("game.moves[3]", Reason::Blocked, "e1-e9 is blocked")
+                    .at_ply(3),
+            )
+        };
+        let details = status().details().to_vec();
+        for _ in 0..20 {
+            assert_eq!(status().details(), &details[..]);
+        }
+        let rpc_status =
+            tonic_types::pb::Status::decode(&details[..]).expect("a google.rpc.Status");
+        assert_eq!(rpc_status.details[0].type_url, ERROR_INFO_TYPE);
+        let copy = rpc_status.details.last().expect("details");
+        assert_eq!(copy.type_url, STRUCT_TYPE);
+        let copy = prost_types::Struct::decode(&copy.value[..]).expect("a Struct");
+        let text = |value: &prost_types::Value| match &value.kind {
+            Some(prost_types::value::Kind::StringValue(text)) => text.clone(),
+            other => panic!("not text: {other:?}"),
+        };
+        assert_eq!(text(&copy.fields["reason"]), "BLOCKED");
+        assert_eq!(text(&copy.fields["domain"]), DOMAIN);
+        let Some(prost_types::value::Kind::StructValue(metadata)) = &copy.fields["metadata"].kind
+        else {
+            panic!("no metadata");
+        };
+        let info = status().get_details_error_info().expect("error info");
+        assert_eq!(metadata.fields.len(), info.metadata.len());
+        for (key, value) in &info.metadata {
+            assert_eq!(&text(&metadata.fields[key]), value, "{key}");
+        }
+    }
 
     #[test]
     fn bad_request_names_the_field_and_the_reason() {

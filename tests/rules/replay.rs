@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use tafl::rules::{BoardSize, EndReason, Game, Rules, Side, Status, Variant};
 
-const GAMES: &str = include_str!("data/copenhagen-games.csv");
+const GAMES: &str = include_str!("../data/copenhagen-games.csv");
 
 #[test]
 fn real_games_replay_with_the_recorded_captures() {

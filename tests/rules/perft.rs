@@ -2,7 +2,7 @@
 //! reference's own shallow counts, and the standard starts of every board;
 //! and the bulk count of the last ply against the listed moves.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 
@@ -17,7 +17,7 @@ struct PerftLine {
 }
 
 fn perft_table() -> Vec<PerftLine> {
-    let text = include_str!("data/perft.txt");
+    let text = include_str!("../data/perft.txt");
     text.lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'))

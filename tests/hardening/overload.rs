@@ -3,7 +3,7 @@
 //! goes on. The searches past the queue are refused at once, the admitted
 //! ones finish, and the cheap calls all succeed with a low p99.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

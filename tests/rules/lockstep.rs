@@ -4,7 +4,7 @@
 //! the reference's own rule positions; and rule-by-rule checks of the
 //! reference itself.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
@@ -416,7 +416,7 @@ fn engine_agrees_with_reference_on_real_games() {
     let mut rng = Rng::new(11);
     let mut record_mismatches = Vec::new();
     let (mut winner_agrees, mut winner_differs) = (0, Vec::new());
-    let csv = include_str!("data/copenhagen-games.csv");
+    let csv = include_str!("../data/copenhagen-games.csv");
     for (game, line) in csv.lines().enumerate() {
         let fields: Vec<&str> = line.split(',').collect();
         let (moves, recorded_status) = (fields[0], fields[fields.len() - 1]);

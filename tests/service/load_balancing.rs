@@ -120,7 +120,7 @@ impl Drop for Replica {
 /// change names the exact text it replaces, so a reshaped config fails here
 /// loudly instead of being tested in part.
 fn local_config(dir: &Path, listen: SocketAddr, replicas: &[SocketAddr]) -> String {
-    let shipped = include_str!("../deploy/nginx.conf");
+    let shipped = include_str!("../../deploy/nginx.conf");
     let dir = dir.display();
     let servers: String = replicas
         .iter()
@@ -161,7 +161,7 @@ fn local_config(dir: &Path, listen: SocketAddr, replicas: &[SocketAddr]) -> Stri
     for (from, to) in changes {
         assert!(
             config.contains(&from),
-            "deploy/nginx.conf no longer has {from:?}: update tests/load_balancing.rs"
+            "deploy/nginx.conf no longer has {from:?}: update tests/service/load_balancing.rs"
         );
         config = config.replace(&from, &to);
     }
@@ -287,6 +287,8 @@ async fn calls_through_nginx_reach_every_replica_and_survive_a_sigterm() {
         );
         return;
     };
+    // Three replicas and nginx load both cores: not beside the tests that time calls.
+    let _heavy = crate::common::server::HEAVY.lock().await;
     let mut replicas: Vec<Replica> = (0..3).map(|_| Replica::start()).collect();
     let addrs: Vec<SocketAddr> = replicas.iter().map(|replica| replica.addr).collect();
     let (nginx, listen) = Nginx::start(&nginx_binary, &addrs);

@@ -1,24 +1,33 @@
 //! The service over a real socket: a server on port 0, a generated tonic
 //! client, every RPC on every ruleset, games to every ending, every error
-//! class, hostile inputs, load, deadlines, health, reflection and shutdown.
+//! class, hostile inputs, load, deadlines, health, reflection and shutdown;
+//! TLS, three replicas behind nginx, and `tafl otep` on its stdin and stdout.
 
-// A test binary in a folder of its own finds the shared helpers one level up.
-#[path = "../common/mod.rs"]
 mod common;
 
-mod analyze;
-mod endings;
-mod error_info;
-mod errors;
-mod hostile;
-mod load;
-mod operations;
-mod previews;
-mod review;
-mod rpcs;
-mod threats;
-mod turn_support;
-mod validate_game;
+/// In tests/service/: the crate root stays in tests/, so that `common` is
+/// reachable without `#[path]`.
+mod service {
+    // The cases' `use super::*` finds the helpers below through this.
+    use super::*;
+
+    mod analyze;
+    mod endings;
+    mod error_info;
+    mod errors;
+    mod hostile;
+    mod load;
+    mod load_balancing;
+    mod operations;
+    mod otep;
+    mod previews;
+    mod review;
+    mod rpcs;
+    mod threats;
+    mod tls;
+    mod turn_support;
+    mod validate_game;
+}
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! loaded: how close answers come to `max_time_ms` is a figure, measured by
 //! `cargo bench --bench lateness`.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

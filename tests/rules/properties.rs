@@ -2,7 +2,7 @@
 //! the move generator and the move checker agree exactly, random play never
 //! panics, and text round-trips. Parsers take arbitrary text without panic.
 
-mod common;
+use crate::common;
 
 use common::captures::check_capturing_moves;
 use proptest::prelude::*;

@@ -282,7 +282,7 @@ fn the_rules_records_in_the_guide_are_answered_as_it_says() {
     // docs/otep.md's table of the records OpenTafl sends: each row's record
     // (in backquotes) and what tafl does with it ("plays <variant>" or
     // "refuses").
-    let guide = include_str!("../docs/otep.md");
+    let guide = include_str!("../../docs/otep.md");
     let rows: Vec<(&str, &str)> = guide
         .lines()
         .filter(|line| line.starts_with("| ") && line.contains("`dim:"))
