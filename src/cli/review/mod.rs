@@ -206,6 +206,10 @@ fn annotation(ply: &PlyReview, first_mover: Side) -> String {
         mark(ply.class),
         class_words(ply.class)
     );
+    // A best move lost under a point: neither that nor another move as good is worth a word.
+    if ply.class == MoveClass::Best {
+        return with_critical(line, ply);
+    }
     let percent = (100.0 * ply.loss).round();
     if percent > 0.0 {
         line.push_str(&format!(" (−{percent}%)"));
@@ -215,6 +219,11 @@ fn annotation(ply: &PlyReview, first_mover: Side) -> String {
     {
         line.push_str(&format!(", best {best}"));
     }
+    with_critical(line, ply)
+}
+
+/// `line`, and ", critical" if the position before the ply was.
+fn with_critical(mut line: String, ply: &PlyReview) -> String {
     if ply.critical {
         line.push_str(", critical");
     }
