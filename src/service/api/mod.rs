@@ -5,6 +5,7 @@
 //! and converts back; one responder maps every result to the wire
 //! (`error.rs` maps the errors).
 
+mod active_reviews;
 mod analyze;
 mod apply_move;
 mod call;

@@ -12,7 +12,7 @@
 //! stop flag, and its slot is then freed.
 
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -49,34 +49,6 @@ impl Stream for ReviewStream {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.updates.poll_recv(cx)
-    }
-}
-
-/// Reviews in progress, each holding its game's transposition table between its searches: at
-/// most as many as searches may run at once, so their tables take no more memory than the
-/// running searches' do.
-#[derive(Debug, Default)]
-pub struct ActiveReviews(Arc<AtomicUsize>);
-
-/// A review's place among the active ones, given back when dropped.
-#[derive(Debug)]
-struct ReviewPlace(Arc<AtomicUsize>);
-
-impl Drop for ReviewPlace {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-impl ActiveReviews {
-    /// A place if fewer than `most` reviews are active.
-    fn enter(&self, most: usize) -> Option<ReviewPlace> {
-        self.0
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |active| {
-                (active < most).then_some(active + 1)
-            })
-            .ok()
-            .map(|_| ReviewPlace(Arc::clone(&self.0)))
     }
 }
 

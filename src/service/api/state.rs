@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use crate::search::{Engine, EngineConfig, Network};
 
+use super::active_reviews::ActiveReviews;
 use super::caps::SearchCaps;
-use super::review_game::ActiveReviews;
 use crate::service::config::Config;
 use crate::service::exec::{ReplayPool, SearchPool};
 
