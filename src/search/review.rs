@@ -134,7 +134,7 @@ impl WinChanceModel {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumCount, EnumIter, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum MoveClass {
-    /// The engine's own choice, or a loss below [`EXCELLENT_FROM`].
+    /// The engine's own choice, or a loss below 1 point of chance.
     Best,
     Excellent,
     Good,
@@ -280,7 +280,7 @@ pub struct PlyReview {
     /// `win_chance_before - win_chance_after` (at least 0).
     pub loss: f64,
     pub class: MoveClass,
-    /// Every move but the engine's choice loses at least [`CRITICAL_LOSS`] here.
+    /// Every move but the engine's choice loses at least 12 points of chance here (a mistake).
     pub critical: bool,
 }
 
