@@ -438,11 +438,8 @@ mod tests {
         let mut samples = Vec::new();
         for step in -400..=400 {
             let x = f64::from(step) / 40.0;
-            let p = truth.chance(x);
-            samples.push((x, 1.0));
-            samples.push((x, 0.0));
-            // Weigh the two outcomes by the truth: 100 copies in proportion.
-            let wins = (p * 100.0).round() as usize;
+            // 100 results at each score, the wins in proportion to the truth's chance.
+            let wins = (truth.chance(x) * 100.0).round() as usize;
             samples.extend(std::iter::repeat_n((x, 1.0), wins));
             samples.extend(std::iter::repeat_n((x, 0.0), 100 - wins));
         }
