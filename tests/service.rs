@@ -22,6 +22,7 @@ mod service {
     mod operations;
     mod otep;
     mod previews;
+    mod review;
     mod rpcs;
     mod threats;
     mod tls;

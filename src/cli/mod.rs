@@ -4,11 +4,13 @@
 
 mod bench;
 mod datagen;
+mod fit_win_chance;
 mod matchplay;
 mod otep;
 mod otn;
 mod perft;
 mod remote_player;
+mod review;
 mod serve;
 mod train;
 mod tune;
@@ -52,6 +54,12 @@ enum Command {
     /// Train an evaluation network on `tafl datagen` data; prints the losses of every epoch and
     /// writes the network file.
     Train(train::TrainArgs),
+    /// Review a game ply by ply: each move scored and classed (best ... blunder, missed and found
+    /// wins), each side's accuracy, the turning points; `--svg` draws the evaluation graph.
+    Review(review::ReviewArgs),
+    /// Fit game review's win-chance model to real games; prints its calibration on the held-out
+    /// half and the fitted constants.
+    FitWinChance(fit_win_chance::FitWinChanceArgs),
 }
 
 impl Cli {
@@ -71,6 +79,10 @@ impl Cli {
             Command::Otep(args) => otep::run(&args).context("tafl otep"),
             Command::Datagen(args) => datagen::run(&args).context("tafl datagen"),
             Command::Train(args) => train::run(&args).context("tafl train"),
+            Command::Review(args) => review::run(&args).context("tafl review"),
+            Command::FitWinChance(args) => {
+                fit_win_chance::run(&args).context("tafl fit-win-chance")
+            }
         }
     }
 }

@@ -99,6 +99,11 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = defaults().caps.max_search_nodes)]
     max_search_nodes: u64,
 
+    /// Longest a game review (ReviewGame) may take, whatever its deadline: it then ends with the
+    /// plies judged so far and a summary marked partial (milliseconds).
+    #[arg(long, env = "TAFL_MAX_REVIEW_TIME_MS", default_value_t = millis(defaults().caps.max_review_time))]
+    max_review_time_ms: u64,
+
     /// Taken off a call's deadline (grpc-timeout) so the answer still arrives in time (milliseconds).
     #[arg(long, env = "TAFL_DEADLINE_MARGIN_MS", default_value_t = millis(defaults().caps.deadline_margin))]
     deadline_margin_ms: u64,
@@ -207,6 +212,7 @@ impl From<ServeArgs> for Config {
                 max_search_nodes: args.max_search_nodes,
                 deadline_margin: ms(args.deadline_margin_ms),
                 deadline_margin_percent: args.deadline_margin_percent,
+                max_review_time: ms(args.max_review_time_ms),
             },
             exec: ExecConfig {
                 search_threads: args.search_threads,

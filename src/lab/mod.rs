@@ -9,6 +9,7 @@
 //!   (Texel's method);
 //! - [`matchplay`]: matches between two players (openings, one game, the
 //!   score);
+//! - [`win_chance`]: fitting game review's win-chance model to real games;
 //! - [`bench`](mod@bench): the bench positions, whose node count is the search's
 //!   fingerprint.
 //!
@@ -21,3 +22,4 @@ pub mod datagen;
 pub mod matchplay;
 pub mod train;
 pub mod tune;
+pub mod win_chance;

@@ -95,7 +95,6 @@ impl<'a> Searcher<'a> {
         noise: i32,
         seed: u64,
     ) -> Searcher<'a> {
-        workspace.table.new_search();
         if matches!(evaluator, Evaluator::Network(_)) {
             workspace
                 .accumulators
@@ -199,6 +198,19 @@ impl<'a> Searcher<'a> {
             .map_while(|mv| *mv)
             .collect();
         Some((score, pv))
+    }
+
+    /// Whether a root move other than those in `excluded_root_moves` scores at
+    /// least `threshold` at `depth`: one null-window pass over the root's
+    /// moves, far cheaper than the next line's exact score. `None` once the
+    /// search was stopped.
+    pub fn root_reaches(&mut self, root: &Position, depth: i32, threshold: i32) -> Option<bool> {
+        self.set_root(root);
+        let (mut alpha, mut beta) = (threshold - 1, threshold);
+        // At the root the table and the pruning of `node` would answer for the excluded moves too.
+        let board = self.open_node(root, 0, &mut alpha, &mut beta).ok()?;
+        let score = self.search_moves(root, &board, depth, 0, alpha, beta, None);
+        (!self.aborted).then_some(score >= threshold)
     }
 
     /// The root's hash on the path and its accumulator.

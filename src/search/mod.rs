@@ -20,7 +20,8 @@
 //! history), `limits.rs` (what bounds a search), `levels.rs` (what each
 //! level does), `params.rs` (every tunable number of the search),
 //! `analysis.rs` (multi-line analysis, one report per depth), `threats.rs`
-//! (the tactical picture: wins, threats, captures); and the evaluation in
+//! (the tactical picture: wins, threats, captures), `review.rs` (a whole
+//! game judged ply by ply, and the win-chance model); and the evaluation in
 //! `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
 //! and `eval/nnue/` (the network: features, weights, accumulator, file
 //! format). What grows and measures the engine (self-play data, training,
@@ -34,6 +35,7 @@ mod levels;
 mod limits;
 mod ordering;
 pub(crate) mod params;
+mod review;
 mod threats;
 mod tt;
 
@@ -49,6 +51,10 @@ pub use eval::nnue::{
 };
 pub use levels::Level;
 pub use limits::Limits;
+pub use review::{
+    ClassCounts, DEFAULT_REVIEW_NODES, Logistic, MoveClass, PlyReview, Review, ReviewBudget,
+    ReviewStopped, ReviewSummary, WinChanceModel, move_accuracy,
+};
 pub use threats::{Threats, threats, threats_until};
 
 use crate::rules::{Game, Move, Position, Status};
@@ -210,22 +216,40 @@ impl Engine {
         seed: u64,
         search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
     ) -> Option<T> {
+        let mut workspace = self.take_workspace();
+        // A search from the pool sees nothing of the searches the table served before.
+        workspace.table.new_search();
+        let found = self.search_in(&mut workspace, game, limits, stop, noise, seed, search);
+        self.give_back_workspace(workspace);
+        found
+    }
+
+    /// [`Engine::with_searcher`] on a workspace the caller keeps, whose table still holds what
+    /// its earlier searches found (a review keeps one for a whole game).
+    #[allow(clippy::too_many_arguments)]
+    fn search_in<T>(
+        &self,
+        workspace: &mut Workspace,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        noise: i32,
+        seed: u64,
+        search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
+    ) -> Option<T> {
         let root = game.position();
         if root.status().is_over() || game.status().is_over() {
             return None;
         }
-        let mut workspace = self.take_workspace();
-        let found = search(&mut Searcher::new(
-            &mut workspace,
+        search(&mut Searcher::new(
+            workspace,
             Clock::new(limits, stop),
             root.variant().rules,
             game_hashes(game),
             self.evaluator(root),
             noise,
             seed,
-        ));
-        self.give_back_workspace(workspace);
-        found
+        ))
     }
 
     /// The network for the root's variant, if the engine has one; else the classic evaluation.

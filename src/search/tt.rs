@@ -10,7 +10,9 @@
 //! each entry carries the 14-bit epoch of the search that wrote it, and an
 //! entry of another epoch counts as empty for probing *and* replacement, so a
 //! search sees exactly what it would see in a fresh table. Only when the epoch
-//! wraps (every 16,383 searches of one table) is the table zeroed.
+//! wraps (every 16,383 searches of one table) is the table zeroed. A review
+//! keeps one table for a whole game (`review.rs`): one epoch for all its
+//! searches, so each position's search starts from what the earlier ones found.
 //!
 //! An entry is two words: the key xor the data (so a mismatched entry fails
 //! the check) and the data: move (16 bits), score (24), depth (8), bound (2),

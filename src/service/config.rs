@@ -89,6 +89,8 @@ pub struct CapsConfig {
     pub deadline_margin: Duration,
     /// And this share of the deadline too (at most 250 ms).
     pub deadline_margin_percent: u32,
+    /// Longest a game review may take, whatever its deadline: then it ends with what it has.
+    pub max_review_time: Duration,
 }
 
 /// The threads, slots and queues the work runs on, and the engine each search runs.
@@ -186,6 +188,7 @@ impl Default for CapsConfig {
             max_search_nodes: 200_000_000,
             deadline_margin: Duration::from_millis(10),
             deadline_margin_percent: 15,
+            max_review_time: Duration::from_secs(300),
         }
     }
 }
@@ -311,11 +314,16 @@ impl Config {
             ),
             ("--max-calls", as_u64(transport.max_calls), 1..=10_000_000),
         ];
-        let durations: [(&'static str, u64, RangeInclusive<u64>); 12] = [
+        let durations: [(&'static str, u64, RangeInclusive<u64>); 13] = [
             (
                 "--max-search-time-ms",
                 millis(caps.max_search_time),
                 1..=HOUR_MS,
+            ),
+            (
+                "--max-review-time-ms",
+                millis(caps.max_review_time),
+                1..=24 * HOUR_MS,
             ),
             (
                 "--deadline-margin-ms",

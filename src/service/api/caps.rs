@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::search::{Level, Limits};
+use crate::search::{Level, Limits, ReviewBudget};
 
 use super::error::{Reason, ServiceError, quote};
 use crate::service::config::CapsConfig;
@@ -139,6 +139,48 @@ pub fn threats_work(board_size: u8, pieces: usize, caps: SearchCaps) -> Work {
             prior: THREATS_PRIOR,
         },
     }
+}
+
+/// A game review's search of each position: the caller's bounds capped as for
+/// a search, at `level` (at the strongest level with no bound, the review's
+/// own default, within the node cap); and each position's work for admission
+/// (all its searches, each expected to take what its limits allow at the
+/// admission's pessimistic speed).
+pub fn review_budget(
+    given: Option<&pb::SearchLimits>,
+    level: Level,
+    seed: u64,
+    caps: SearchCaps,
+    deadline: Option<Instant>,
+) -> (ReviewBudget, Work) {
+    let budget = ReviewBudget::new(&capped_limits(given, caps, deadline), level, seed)
+        .at_most_nodes(caps.nodes);
+    let search = search_work(WorkKind::Search, budget.limits(), caps);
+    let expected = match search.cost {
+        Cost::Learned { prior, .. } => prior,
+        Cost::Bound => search.bound,
+    };
+    let work = Work::bounded(WorkKind::Search, expected * budget.searches_per_position());
+    (budget, work)
+}
+
+/// The strength asked for: 0 is the strongest, 1..=10 as given.
+///
+/// # Errors
+/// BAD_LIMITS for a level above 10.
+pub fn level_from_proto(level: u32) -> Result<Level, ServiceError> {
+    if level == 0 {
+        return Ok(Level::STRONGEST);
+    }
+    Level::new(level).ok_or_else(|| {
+        ServiceError::invalid(
+            "level",
+            Reason::BadLimits,
+            format!(
+                "{level} is not a level: use 1 (beginner) to 10 (strongest), or 0 for the strongest"
+            ),
+        )
+    })
 }
 
 /// The caller's bounds capped by the server (see [`SearchBudget::at_level`]).

@@ -5,6 +5,7 @@
 //! and converts back; one responder maps every result to the wire
 //! (`error.rs` maps the errors).
 
+mod active_reviews;
 mod analyze;
 mod apply_move;
 mod call;
@@ -14,6 +15,7 @@ pub(super) mod error;
 mod evaluate;
 mod legal_moves;
 mod replay;
+mod review_game;
 mod run_search;
 mod state;
 mod suggest_move;
@@ -131,5 +133,14 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         request: Request<pb::ThreatsRequest>,
     ) -> Result<Response<pb::ThreatsResponse>, Status> {
         self.respond(request, threats::handle).await
+    }
+
+    type ReviewGameStream = review_game::ReviewStream;
+
+    async fn review_game(
+        &self,
+        request: Request<pb::ReviewGameRequest>,
+    ) -> Result<Response<Self::ReviewGameStream>, Status> {
+        self.respond(request, review_game::handle).await
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::search::{Engine, EngineConfig, Networks};
 
+use super::active_reviews::ActiveReviews;
 use super::caps::SearchCaps;
 use crate::service::config::Config;
 use crate::service::exec::{ReplayPool, SearchPool};
@@ -21,6 +22,8 @@ pub struct State {
     pub pool: SearchPool,
     /// Where long games are replayed.
     pub replays: ReplayPool,
+    /// The game reviews in progress.
+    pub reviews: ActiveReviews,
 }
 
 impl std::fmt::Debug for State {
@@ -51,6 +54,7 @@ impl State {
             engine,
             pool,
             replays,
+            reviews: ActiveReviews::default(),
         }
     }
 }

@@ -2,12 +2,10 @@
 
 use std::sync::Arc;
 
-use crate::search::Level;
-
 use super::call::Call;
-use super::caps::SearchBudget;
+use super::caps::{SearchBudget, level_from_proto};
 use super::convert;
-use super::error::{Reason, ServiceError};
+use super::error::ServiceError;
 use super::replay::replay;
 use super::run_search::run_search;
 use super::state::State;
@@ -69,21 +67,5 @@ pub(super) async fn handle(
         time_ms: u32::try_from(report.elapsed.as_millis()).unwrap_or(u32::MAX),
         position_after: Some(convert::position_to_proto(&after)),
         status_after: Some(convert::status_to_proto(played.status)),
-    })
-}
-
-/// The strength asked for: 0 is the strongest, 1..=10 as given.
-fn level_from_proto(level: u32) -> Result<Level, ServiceError> {
-    if level == 0 {
-        return Ok(Level::STRONGEST);
-    }
-    Level::new(level).ok_or_else(|| {
-        ServiceError::invalid(
-            "level",
-            Reason::BadLimits,
-            format!(
-                "{level} is not a level: use 1 (beginner) to 10 (strongest), or 0 for the strongest"
-            ),
-        )
     })
 }

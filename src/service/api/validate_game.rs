@@ -1,11 +1,53 @@
 //! ValidateGame: a whole game judged in one pass, every ply annotated and the
-//! first one not accepted reported (not as an error).
+//! first one not accepted reported (not as an error). [`judge_plies`] is that
+//! pass, shared with ReviewGame, which refuses the same ply with the same error.
+
+use crate::rules::{Game, PlayedMove};
 
 use super::convert;
 use super::error::ServiceError;
 use super::replay::record_game;
 use super::state::State;
 use crate::service::pb;
+
+/// A request's game judged ply by ply, up to the first ply not accepted.
+pub struct JudgedPlies {
+    /// The game at its start.
+    pub start: Game,
+    /// After the accepted plies.
+    pub game: Game,
+    /// The accepted plies, in order.
+    pub plies: Vec<PlayedMove>,
+    /// The first ply not accepted: its index and the error an RPC answers for it.
+    pub refused: Option<(usize, ServiceError)>,
+}
+
+/// Judges every ply of the request's game in order, stopping at the first one
+/// not accepted.
+///
+/// # Errors
+/// INVALID_ARGUMENT for the variant, the start or a game over the length cap.
+pub fn judge_plies(game: Option<&pb::Game>, max_plies: usize) -> Result<JudgedPlies, ServiceError> {
+    let (mut game, moves) = convert::unplayed_game_from_proto(game, max_plies)?;
+    let start = game.clone();
+    let mut plies = Vec::with_capacity(moves.len());
+    let mut refused = None;
+    for (index, text) in moves.iter().enumerate() {
+        match convert::play(&mut game, text, convert::MoveSource::GameMoves(index)) {
+            Ok(played) => plies.push(played),
+            Err(error) => {
+                refused = Some((index, error));
+                break;
+            }
+        }
+    }
+    Ok(JudgedPlies {
+        start,
+        game,
+        plies,
+        refused,
+    })
+}
 
 #[tracing::instrument(
     name = "ValidateGame",
@@ -16,40 +58,35 @@ pub(super) fn handle(
     state: &State,
     request: pb::ValidateGameRequest,
 ) -> Result<pb::ValidateGameResponse, ServiceError> {
-    let (mut game, moves) =
-        convert::unplayed_game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
-    let mut plies = Vec::with_capacity(moves.len());
-    let mut first_error = None;
-    for (index, text) in moves.iter().enumerate() {
-        match convert::play(&mut game, text, convert::MoveSource::GameMoves(index)) {
-            Ok(played) => plies.push(pb::PlyAnnotation {
-                index: index as u32,
-                played: Some(convert::played_to_proto(&played)),
-                status: Some(convert::status_to_proto(played.status)),
-                repetitions: played.repetitions,
-            }),
-            Err(error) => {
-                first_error = Some(pb::PlyError {
-                    index: index as u32,
-                    reason: error
-                        .reason()
-                        .map(|reason| reason.as_str())
-                        .unwrap_or_default()
-                        .to_owned(),
-                    message: error.description(),
-                });
-                break;
-            }
-        }
-    }
-    let span = record_game(&game);
+    let judged = judge_plies(request.game.as_ref(), state.config.caps.max_game_plies)?;
+    let plies = judged
+        .plies
+        .iter()
+        .enumerate()
+        .map(|(index, played)| pb::PlyAnnotation {
+            index: index as u32,
+            played: Some(convert::played_to_proto(played)),
+            status: Some(convert::status_to_proto(played.status)),
+            repetitions: played.repetitions,
+        })
+        .collect();
+    let first_error = judged.refused.map(|(index, error)| pb::PlyError {
+        index: index as u32,
+        reason: error
+            .reason()
+            .map(|reason| reason.as_str())
+            .unwrap_or_default()
+            .to_owned(),
+        message: error.description(),
+    });
+    let span = record_game(&judged.game);
     if let Some(error) = &first_error {
         span.record("first_error", error.index);
     }
     Ok(pb::ValidateGameResponse {
         plies,
-        position: Some(convert::position_to_proto(&game)),
-        status: Some(convert::status_to_proto(game.status())),
+        position: Some(convert::position_to_proto(&judged.game)),
+        status: Some(convert::status_to_proto(judged.game.status())),
         first_error,
     })
 }
