@@ -3,9 +3,9 @@
 //!
 //! 1. a 100-ply real game (line 1172 of tests/data/copenhagen-games.csv)
 //!    reviewed alone at the default budget: wall time, and per position;
-//! 2. a SuggestMove flood alone for as long: 4 clients, each asking for a
-//!    level-5 move with a 5 s deadline back to back: answered, refused,
-//!    p50 and p99;
+//! 2. a SuggestMove flood alone for as long: 16 clients, as many as the
+//!    queue holds, each asking for a level-5 move with a 5 s deadline back
+//!    to back: answered, refused, p50 and p99;
 //! 3. the same review beside the same flood: the review's wall time, and the
 //!    flood's answered and refused calls (fair share: the review's positions
 //!    take turns with the flood's searches, and none of the flood's is
@@ -32,7 +32,9 @@ use common::{process, real_game};
 
 /// The reviewed game's line in the real games (100 plies).
 const GAME_LINE: usize = 1172;
-const FLOOD_CLIENTS: u64 = 4;
+/// As many as the queue holds: the flood alone fills it, so a refusal beside
+/// the review is the review's doing.
+const FLOOD_CLIENTS: u64 = 16;
 
 fn main() {
     let server = process::Tafl::start(
