@@ -8,6 +8,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use tafl::service::pb::LegalMovesRequest;
+use tonic::Status;
 
 use crate::common::raw_h2::{
     DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, RawConnection, frame, grpc_headers,
@@ -47,21 +48,44 @@ async fn an_old_connection_gets_goaway_then_is_closed_and_clients_carry_on() {
         }
         (goaway, opened.elapsed())
     });
-    // A client that keeps calling meanwhile is answered throughout (it reconnects after GOAWAY).
+    // A client that keeps calling meanwhile is answered throughout (it
+    // reconnects after GOAWAY), each call at its first or second sending.
     let mut client = crate::client(server.addr).await;
+    let (mut calls, mut resent) = (0, 0);
     while opened.elapsed() < AGE + GRACE + AGE / 2 {
-        client
-            .legal_moves(LegalMovesRequest::default())
-            .await
-            .expect("a call across the connection's end of life");
+        calls += 1;
+        let answer = match client.legal_moves(LegalMovesRequest::default()).await {
+            Err(status) if never_sent(&status) => {
+                resent += 1;
+                client.legal_moves(LegalMovesRequest::default()).await
+            }
+            answer => answer,
+        };
+        answer.expect("a call across the connection's end of life");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let (goaway, closed) = reader.join().expect("reader");
-    println!("GOAWAY after {goaway:?}, closed after {closed:?}");
+    println!("GOAWAY after {goaway:?}, closed after {closed:?}; {calls} calls, {resent} sent again");
     let goaway = goaway.expect("GOAWAY at the maximum age");
     assert!(goaway >= AGE && goaway < AGE + MARGIN, "{goaway:?}");
     assert!(
         closed >= AGE + GRACE && closed < AGE + GRACE + MARGIN,
         "{closed:?}"
     );
+}
+
+/// The one failure tonic's client lets a call meet across a GOAWAY: the call
+/// was queued for the closing connection and never sent, and hyper hands it
+/// back as "connection closed". gRPC's transparent retry (grpc-go and
+/// grpc-java have it, tonic has not) sends such a call again; so does this
+/// test, once. A call the server had started would fail otherwise.
+fn never_sent(status: &Status) -> bool {
+    let mut cause = std::error::Error::source(status);
+    while let Some(error) = cause {
+        if error.to_string().contains("connection closed") {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
