@@ -49,13 +49,15 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_MESSAGE_BYTES", default_value_t = defaults().transport.max_message_bytes)]
     max_message_bytes: usize,
 
-    /// Request bytes one connection's calls may hold at once (each call counts its message's
-    /// length from when its first bytes arrive until it ends); past that, RESOURCE_EXHAUSTED.
-    /// At least --max-message-bytes.
+    /// Bytes of messages over 64 KiB one connection's calls may hold at once (each call counts
+    /// its message's length from when its first bytes arrive until it ends); past that,
+    /// RESOURCE_EXHAUSTED. Smaller messages share 8 KiB per --max-calls. At least
+    /// --max-message-bytes.
     #[arg(long, env = "TAFL_MAX_REQUEST_BYTES_PER_CONNECTION", default_value_t = defaults().transport.max_request_bytes_per_connection)]
     max_request_bytes_per_connection: usize,
 
-    /// Request bytes all calls may hold at once, as above. At least --max-message-bytes.
+    /// Bytes of messages over 64 KiB all calls may hold at once, as above. At least
+    /// --max-message-bytes.
     #[arg(long, env = "TAFL_MAX_REQUEST_BYTES", default_value_t = defaults().transport.max_request_bytes)]
     max_request_bytes: usize,
 

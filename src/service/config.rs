@@ -44,9 +44,10 @@ pub struct TransportConfig {
     pub keepalive_timeout: Duration,
     /// Largest request message in bytes; larger ones are refused before decoding.
     pub max_message_bytes: usize,
-    /// Request bytes one connection's calls may hold at once.
+    /// Bytes of messages over 64 KiB one connection's calls may hold at once
+    /// (no real request is that large: a 4,096-ply game is about 36 KiB).
     pub max_request_bytes_per_connection: usize,
-    /// Request bytes all calls may hold at once.
+    /// Bytes of messages over 64 KiB all calls may hold at once.
     pub max_request_bytes: usize,
     /// Response bytes one connection's calls may have waiting for the client to take them.
     pub max_response_bytes_per_connection: usize,
@@ -167,8 +168,8 @@ impl Default for TransportConfig {
             keepalive_interval: Duration::from_secs(30),
             keepalive_timeout: Duration::from_secs(10),
             max_message_bytes: 4 << 20,
-            max_request_bytes_per_connection: 16 << 20,
-            max_request_bytes: 64 << 20,
+            max_request_bytes_per_connection: 8 << 20,
+            max_request_bytes: 16 << 20,
             max_response_bytes_per_connection: 1 << 20,
             max_response_bytes: 16 << 20,
             send_timeout: Duration::from_secs(30),

@@ -65,7 +65,9 @@ async fn an_old_connection_gets_goaway_then_is_closed_and_clients_carry_on() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let (goaway, closed) = reader.join().expect("reader");
-    println!("GOAWAY after {goaway:?}, closed after {closed:?}; {calls} calls, {resent} sent again");
+    println!(
+        "GOAWAY after {goaway:?}, closed after {closed:?}; {calls} calls, {resent} sent again"
+    );
     let goaway = goaway.expect("GOAWAY at the maximum age");
     assert!(goaway >= AGE && goaway < AGE + MARGIN, "{goaway:?}");
     assert!(

@@ -133,10 +133,10 @@ pub enum ServiceError {
         retry_after: std::time::Duration,
     },
 
-    /// The large requests being read at once already fill the connection's
-    /// or the server's budget.
+    /// The requests being read at once already fill the connection's or the
+    /// server's budget.
     #[error(
-        "the server is busy: large requests already being read fill its request memory; try again later"
+        "the server is busy: requests already being read fill its request memory; try again later"
     )]
     BusyReading {
         /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).

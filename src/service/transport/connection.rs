@@ -241,6 +241,13 @@ pub fn connection_budget(extensions: &http::Extensions) -> Option<ByteBudget> {
     activity(extensions).map(|activity| activity.request_bytes.clone())
 }
 
+/// Whether a call is the only one open on its connection (true when the
+/// connection is unknown: a server not started by
+/// [`crate::service::Server::start`]).
+pub fn is_only_call(extensions: &http::Extensions) -> bool {
+    activity(extensions).is_none_or(|activity| activity.open_calls.load(Ordering::Acquire) <= 1)
+}
+
 /// The waiting response bytes of the connection a call came on.
 pub fn waiting_responses(extensions: &http::Extensions) -> Option<Arc<WaitingBytes>> {
     activity(extensions).map(|activity| Arc::clone(&activity.responses))

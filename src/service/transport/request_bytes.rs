@@ -1,12 +1,17 @@
 //! A bound on the request bytes held at once, per connection and in all:
-//! each large call's message length (from its gRPC length prefix, before the
-//! message is read) is taken from its connection's budget and from the
-//! server's, and given back when the call ends. A call that does not fit is
-//! refused at once with RESOURCE_EXHAUSTED and the wait worth trying after,
-//! before its message is read.
+//! each call's message length (from its gRPC length prefix, before the
+//! message is read) is taken from a budget and given back when the call
+//! ends. A large message takes it from its connection's budget and from the
+//! server's; a small one from the server's budget of small messages, unless
+//! it is its connection's only call (a client that makes one call at a time
+//! is never refused). A call that does not fit is refused at once with
+//! RESOURCE_EXHAUSTED and the wait worth trying after, before its message
+//! is read.
 //!
 //! Without it one connection could hold its stream cap × `--max-message-bytes`
-//! of requests being read and decoded at once (128 × 4 MiB = 512 MiB).
+//! of requests being read and decoded at once (128 × 4 MiB = 512 MiB), and
+//! the server its open calls × 64 KiB of small messages started and never
+//! finished ((4,096 + 512) × 64 KiB = 288 MiB).
 //! Waiting for room instead of refusing could deadlock a connection: the
 //! waiting calls' unread bytes fill the HTTP/2 connection window that the
 //! admitted calls need to finish.
@@ -29,11 +34,15 @@ use crate::service::config::TransportConfig;
 /// The gRPC message prefix: a compressed flag and a 4-byte length.
 const PREFIX_BYTES: usize = 5;
 
-/// Messages up to this size are not counted: real requests are smaller (a
-/// 4,096-ply game is about 30 KiB), and the stream cap bounds them
-/// (128 × 64 KiB = 8 MiB per connection), so a budget full of large
-/// messages never refuses the small calls beside them.
+/// Messages up to this size are small: real requests are (a 4,096-ply game
+/// is about 30 KiB). They have a budget of their own, so a budget full of
+/// large messages never refuses the small calls beside them.
 pub const SMALL_MESSAGE_BYTES: usize = 64 << 10;
+
+/// The small messages' budget per call the server keeps open
+/// (`--max-calls`): about eight times what a real request takes, so only
+/// messages started and never finished fill it.
+pub const SMALL_BYTES_PER_CALL: usize = 8 << 10;
 
 /// How long a refused call is told to wait: large calls take milliseconds.
 const RETRY_AFTER: Duration = Duration::from_millis(100);
@@ -41,18 +50,22 @@ const RETRY_AFTER: Duration = Duration::from_millis(100);
 /// The tower layer that takes each call's message bytes from the budgets.
 #[derive(Clone, Debug)]
 pub struct RequestBytesLayer {
-    /// The server's budget, shared by all connections.
+    /// The server's budget of large messages, shared by all connections.
     total: ByteBudget,
+    /// The server's budget of small messages.
+    small: ByteBudget,
     /// What a compressed message is counted as (its decoded size is only
     /// known once decoded, and may be up to this).
     max_message_bytes: usize,
 }
 
 impl RequestBytesLayer {
-    /// The layer with the server's budget of `--max-request-bytes`.
+    /// The layer with the server's budget of `--max-request-bytes`, and
+    /// [`SMALL_BYTES_PER_CALL`] per `--max-calls` for small messages.
     pub fn new(config: &TransportConfig) -> RequestBytesLayer {
         RequestBytesLayer {
             total: ByteBudget::new(config.max_request_bytes),
+            small: ByteBudget::new(config.max_calls.saturating_mul(SMALL_BYTES_PER_CALL)),
             max_message_bytes: config.max_message_bytes,
         }
     }
@@ -104,9 +117,10 @@ where
         let layer = self.layer.clone();
         Box::pin(async move {
             let connection = super::connection::connection_budget(request.extensions());
+            let only_call = super::connection::is_only_call(request.extensions());
             let (parts, mut body) = request.into_parts();
             let (head, length) = read_prefix(&mut body).await;
-            let permits = length.map(|length| {
+            let counted = length.map(|length| {
                 let counted = match length {
                     Length::Plain(bytes) => bytes,
                     Length::Compressed => layer.max_message_bytes,
@@ -114,24 +128,27 @@ where
                 // Past the message cap tonic refuses it (OUT_OF_RANGE) without reading it all.
                 u32::try_from(counted.min(layer.max_message_bytes)).unwrap_or(u32::MAX)
             });
-            let mut held = Vec::new();
-            if let Some(bytes) = permits.filter(|&bytes| bytes as usize > SMALL_MESSAGE_BYTES) {
-                let taken = [connection.as_ref(), Some(&layer.total)]
-                    .into_iter()
-                    .flatten()
-                    .map(|budget| budget.try_take(bytes))
-                    .collect::<Option<Vec<_>>>();
-                match taken {
-                    Some(permits) => held = permits,
-                    None => {
-                        let status = tonic::Status::from(ServiceError::BusyReading {
-                            retry_after: RETRY_AFTER,
-                        });
-                        let refused = status.into_http::<R>();
-                        return Ok(refused.map(|body| HeldBody::new(body, Vec::new())));
-                    }
+            let taken = match counted {
+                None => Some(Vec::new()),
+                Some(bytes) if bytes as usize > SMALL_MESSAGE_BYTES => {
+                    [connection.as_ref(), Some(&layer.total)]
+                        .into_iter()
+                        .flatten()
+                        .map(|budget| budget.try_take(bytes))
+                        .collect::<Option<Vec<_>>>()
                 }
-            }
+                Some(bytes) => match layer.small.try_take(bytes) {
+                    Some(permit) => Some(vec![permit]),
+                    None => only_call.then(Vec::new),
+                },
+            };
+            let Some(held) = taken else {
+                let status = tonic::Status::from(ServiceError::BusyReading {
+                    retry_after: RETRY_AFTER,
+                });
+                let refused = status.into_http::<R>();
+                return Ok(refused.map(|body| HeldBody::new(body, Vec::new())));
+            };
             let body = tonic::body::Body::new(Replayed { head, rest: body });
             let response = inner.call(http::Request::from_parts(parts, body)).await?;
             Ok(response.map(|body| HeldBody::new(body, held)))
