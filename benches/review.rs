@@ -18,16 +18,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{
     self, ReviewGameRequest, SuggestMoveRequest, review_game_response::Update,
 };
 use tokio::task::JoinSet;
 use tonic::Code;
-use tonic::transport::Channel;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+use common::client::connect;
 use common::{process, real_game};
 
 /// The reviewed game's line in the real games (100 plies).
@@ -185,13 +184,4 @@ async fn flood(addr: SocketAddr, length: Duration, stop: Option<Arc<AtomicBool>>
 
 async fn flood_until_stopped(addr: SocketAddr, stop: Arc<AtomicBool>) -> FloodTally {
     flood(addr, Duration::ZERO, Some(stop)).await
-}
-
-async fn connect(addr: SocketAddr) -> TaflServiceClient<Channel> {
-    let channel = Channel::from_shared(format!("http://{addr}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connects");
-    TaflServiceClient::new(channel)
 }

@@ -13,6 +13,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use common::client::connect;
 use common::real_game;
 
 use std::hint::black_box;
@@ -302,13 +303,4 @@ fn game_proto(moves: &[String]) -> pb::Game {
         start: String::new(),
         moves: moves.to_vec(),
     }
-}
-
-async fn connect(addr: SocketAddr) -> TaflServiceClient<Channel> {
-    let channel = Channel::from_shared(format!("http://{addr}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connects");
-    TaflServiceClient::new(channel)
 }

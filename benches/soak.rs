@@ -16,16 +16,18 @@
 //!
 //! Prints peak RSS, cheap-call and health p50/p99, searches answered and
 //! refused, failed normal calls (must be 0; a victim search refused counts
-//! as one), and the exit time after SIGTERM.
+//! as one), each named by its call and its status, and the exit time after
+//! SIGTERM.
 //! The server runs with deploy/k8s's settings (2 search threads, 64 MiB
 //! tables, 16 queued searches).
 //!
 //! `cargo bench --bench soak`
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use prost::Message;
@@ -42,6 +44,7 @@ use tonic_health::pb::health_client::HealthClient;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+use common::client::connect;
 use common::{costly_threats, long_game, process, raw_h2, real_game};
 
 /// Clients asking for long searches back to back.
@@ -58,7 +61,8 @@ const ANALYSES: usize = 2;
 /// What the run counts, shared by its tasks.
 #[derive(Default)]
 struct Tally {
-    normal_failed: AtomicUsize,
+    /// Failed normal calls, counted by what failed and how.
+    normal_failed: Mutex<BTreeMap<String, usize>>,
     searches_ok: AtomicUsize,
     searches_refused: AtomicUsize,
     searches_other: AtomicUsize,
@@ -74,6 +78,23 @@ struct Tally {
     threats_other: AtomicUsize,
     analyses_started: AtomicUsize,
     peak_rss_kib: AtomicU64,
+}
+
+impl Tally {
+    /// Counts a normal call that failed: `call` and how it failed.
+    fn normal_failed(&self, call: &str, how: String) {
+        *self
+            .normal_failed
+            .lock()
+            .unwrap()
+            .entry(format!("{call}: {how}"))
+            .or_default() += 1;
+    }
+}
+
+/// How a call failed, as its status says.
+fn how(status: &tonic::Status) -> String {
+    format!("{:?} {:?}", status.code(), status.message())
 }
 
 fn main() {
@@ -225,7 +246,11 @@ fn main() {
         count(&tally.silent_connections),
         count(&tally.slow_reader_connections)
     );
-    println!("  failed normal calls: {}", count(&tally.normal_failed));
+    let failed = tally.normal_failed.lock().unwrap();
+    println!("  failed normal calls: {}", failed.values().sum::<usize>());
+    for (what, times) in failed.iter() {
+        println!("    {times} × {what}");
+    }
     println!("  exit {exit:?} after SIGTERM, {status}");
 }
 
@@ -255,18 +280,6 @@ fn summary(mut latencies: Vec<Duration>) -> String {
     )
 }
 
-async fn connect(addr: SocketAddr) -> TaflServiceClient<Channel> {
-    TaflServiceClient::new(channel(addr).await)
-}
-
-async fn channel(addr: SocketAddr) -> Channel {
-    Channel::from_shared(format!("http://{addr}"))
-        .expect("uri")
-        .connect()
-        .await
-        .expect("connects")
-}
-
 /// Normal traffic: the game backend's calls on a real 60-ply game.
 async fn cheap_calls(
     mut client: TaflServiceClient<Channel>,
@@ -288,28 +301,23 @@ async fn cheap_calls(
             break;
         }
         let started = Instant::now();
-        let ok = if call % 2 == 0 {
-            client
-                .legal_moves(LegalMovesRequest {
-                    game: Some(game.clone()),
-                    square: String::new(),
-                })
-                .await
-                .is_ok()
+        let answer = if call % 2 == 0 {
+            let request = LegalMovesRequest {
+                game: Some(game.clone()),
+                square: String::new(),
+            };
+            ("LegalMoves", client.legal_moves(request).await.map(drop))
         } else {
-            client
-                .apply_move(ApplyMoveRequest {
-                    game: Some(game.clone()),
-                    next_move: moves[60].clone(),
-                    ..ApplyMoveRequest::default()
-                })
-                .await
-                .is_ok()
+            let request = ApplyMoveRequest {
+                game: Some(game.clone()),
+                next_move: moves[60].clone(),
+                ..ApplyMoveRequest::default()
+            };
+            ("ApplyMove", client.apply_move(request).await.map(drop))
         };
-        if ok {
-            latencies.push(started.elapsed());
-        } else {
-            tally.normal_failed.fetch_add(1, Ordering::Relaxed);
+        match answer {
+            (_, Ok(())) => latencies.push(started.elapsed()),
+            (call, Err(status)) => tally.normal_failed(call, how(&status)),
         }
     }
     latencies
@@ -321,15 +329,23 @@ async fn health_probes(addr: SocketAddr, until: Instant, tally: Arc<Tally>) -> V
     while Instant::now() < until {
         let started = Instant::now();
         let probe = async {
-            HealthClient::new(channel(addr).await)
+            let channel = Channel::from_shared(format!("http://{addr}"))
+                .expect("uri")
+                .connect()
+                .await
+                .map_err(|error| format!("cannot connect: {error}"))?;
+            HealthClient::new(channel)
                 .check(HealthCheckRequest::default())
                 .await
+                .map_err(|status| how(&status))
         };
         match tokio::time::timeout(Duration::from_secs(1), probe).await {
             Ok(Ok(_)) => latencies.push(started.elapsed()),
-            _ => {
-                tally.normal_failed.fetch_add(1, Ordering::Relaxed);
-            }
+            Ok(Err(how)) => tally.normal_failed("Health/Check", how),
+            Err(_) => tally.normal_failed(
+                "Health/Check",
+                "no answer within the probe's 1 s, connecting included".to_owned(),
+            ),
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -355,15 +371,16 @@ async fn normal_searches(
             seed,
         });
         request.set_timeout(Duration::from_secs(5));
-        let counter = match client.suggest_move(request).await {
+        let answer = client.suggest_move(request).await;
+        let counter = match &answer {
             Ok(_) => &tally.searches_ok,
             Err(status) if status.code() == Code::ResourceExhausted => &tally.searches_refused,
             Err(_) => &tally.searches_other,
         };
         counter.fetch_add(1, Ordering::Relaxed);
         // One client's flood must not starve another's searches: a refusal is a failure here.
-        if !std::ptr::eq(counter, &tally.searches_ok) {
-            tally.normal_failed.fetch_add(1, Ordering::Relaxed);
+        if let Err(status) = answer {
+            tally.normal_failed("SuggestMove", how(&status));
         }
     }
 }
@@ -407,16 +424,13 @@ async fn long_searches(
             seed,
         });
         request.set_timeout(Duration::from_secs(10));
-        let counter = match client.suggest_move(request).await {
-            Ok(_) => &tally.flood_searches_ok,
-            Err(status) if status.code() == Code::ResourceExhausted => {
-                // A caller told to come back later does so, not at once.
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                &tally.flood_searches_refused
-            }
-            Err(_) => &tally.flood_searches_other,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+        let counters = [
+            &tally.flood_searches_ok,
+            &tally.flood_searches_refused,
+            &tally.flood_searches_other,
+        ];
+        let answer = client.suggest_move(request).await;
+        count_attack(answer, counters, Duration::from_millis(100)).await;
     }
 }
 
@@ -426,16 +440,32 @@ async fn threats_flood(mut client: TaflServiceClient<Channel>, until: Instant, t
         let request = ThreatsRequest {
             game: Some(costly_threats::costly_threats_game()),
         };
-        let counter = match client.threats(request).await {
-            Ok(_) => &tally.threats_ok,
-            Err(status) if status.code() == Code::ResourceExhausted => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                &tally.threats_refused
-            }
-            Err(_) => &tally.threats_other,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+        let counters = [
+            &tally.threats_ok,
+            &tally.threats_refused,
+            &tally.threats_other,
+        ];
+        let answer = client.threats(request).await;
+        count_attack(answer, counters, Duration::from_millis(20)).await;
     }
+}
+
+/// Counts an attack's answer as OK, refused or other; a refused caller
+/// waits `pause` before its next call, as one told to come back later does.
+async fn count_attack<T>(
+    answer: Result<T, tonic::Status>,
+    [ok, refused, other]: [&AtomicUsize; 3],
+    pause: Duration,
+) {
+    let counter = match answer {
+        Ok(_) => ok,
+        Err(status) if status.code() == Code::ResourceExhausted => {
+            tokio::time::sleep(pause).await;
+            refused
+        }
+        Err(_) => other,
+    };
+    counter.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Attack: an Analyze stream without limits (the server's 10 s cap), again whenever it ends.

@@ -32,9 +32,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::process::Tafl;
-use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{SearchLimits, SuggestMoveRequest};
-use tonic::transport::Channel;
 use tonic_health::pb::health_client::HealthClient;
 use tonic_health::pb::{HealthCheckRequest, health_check_response::ServingStatus};
 
@@ -45,18 +43,7 @@ fn tafl(args: &[&str]) -> Tafl {
     Tafl::start(env!("CARGO_BIN_EXE_tafl"), &all, &[])
 }
 
-async fn channel(addr: SocketAddr) -> Channel {
-    Channel::from_shared(format!("http://{addr}"))
-        .expect("uri")
-        .connect_timeout(Duration::from_secs(5))
-        .connect()
-        .await
-        .expect("connects")
-}
-
-async fn client(addr: SocketAddr) -> TaflServiceClient<Channel> {
-    TaflServiceClient::new(channel(addr).await)
-}
+use common::client::{channel, connect as client};
 
 /// Asks `Health/Check` on a new connection; panics unless SERVING within 5 s.
 async fn assert_serving(addr: SocketAddr) {

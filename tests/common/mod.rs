@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod captures;
+pub mod client;
 pub mod costly_threats;
 pub mod long_game;
 pub mod process;

@@ -42,6 +42,25 @@ pub fn test_config() -> Config {
     }
 }
 
+/// A server with one search slot, no queue and a 60 s search cap: while
+/// one long search (an analysis, a review) holds the slot, another is
+/// refused.
+pub async fn one_slot_server() -> TestServer {
+    TestServer::start_with(Config {
+        exec: ExecConfig {
+            max_concurrent_searches: 1,
+            max_queued_searches: 0,
+            ..test_config().exec
+        },
+        caps: CapsConfig {
+            max_search_time: Duration::from_millis(60_000),
+            ..test_config().caps
+        },
+        ..test_config()
+    })
+    .await
+}
+
 /// A running server and a client connected to it.
 pub struct TestServer {
     pub server: Option<Server>,
@@ -88,14 +107,9 @@ impl TestServer {
     }
 }
 
+/// The service's client, taking and sending messages up to 64 MiB.
 pub async fn connect(addr: SocketAddr) -> TaflServiceClient<Channel> {
-    let channel = Channel::from_shared(format!("http://{addr}"))
-        .expect("uri")
-        .connect_timeout(Duration::from_secs(5))
-        .connect()
-        .await
-        .expect("connects");
-    TaflServiceClient::new(channel)
+    TaflServiceClient::new(super::client::channel(addr).await)
         .max_decoding_message_size(64 << 20)
         .max_encoding_message_size(64 << 20)
 }

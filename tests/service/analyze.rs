@@ -122,24 +122,6 @@ async fn a_finished_game_gives_one_final_update_without_lines() {
     server.stop().await;
 }
 
-/// A server with one search slot and no queue: a second search is refused
-/// while an analysis holds the slot.
-async fn one_slot_server() -> TestServer {
-    TestServer::start_with(tafl::service::Config {
-        exec: tafl::service::ExecConfig {
-            max_concurrent_searches: 1,
-            max_queued_searches: 0,
-            ..test_config().exec
-        },
-        caps: tafl::service::CapsConfig {
-            max_search_time: Duration::from_millis(60_000),
-            ..test_config().caps
-        },
-        ..test_config()
-    })
-    .await
-}
-
 async fn evaluate(server: &TestServer) -> Result<(), tonic::Status> {
     let mut client = server.new_client().await;
     client

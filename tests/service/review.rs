@@ -313,23 +313,6 @@ async fn an_illegal_ply_is_refused_before_any_update_as_validate_game_reports_it
     server.stop().await;
 }
 
-/// A server with one search slot and no queue.
-async fn one_slot_server() -> TestServer {
-    TestServer::start_with(tafl::service::Config {
-        exec: tafl::service::ExecConfig {
-            max_concurrent_searches: 1,
-            max_queued_searches: 0,
-            ..test_config().exec
-        },
-        caps: tafl::service::CapsConfig {
-            max_search_time: Duration::from_millis(60_000),
-            ..test_config().caps
-        },
-        ..test_config()
-    })
-    .await
-}
-
 async fn suggest(server: &TestServer) -> Result<pb::SuggestMoveResponse, tonic::Status> {
     let mut client = server.new_client().await;
     client
