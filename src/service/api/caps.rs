@@ -155,12 +155,8 @@ pub fn review_budget(
 ) -> (ReviewBudget, Work) {
     let budget = ReviewBudget::new(&capped_limits(given, caps, deadline), level, seed)
         .at_most_nodes(caps.nodes);
-    let search = search_work(WorkKind::Search, budget.limits(), caps);
-    let expected = match search.cost {
-        Cost::Learned { prior, .. } => prior,
-        Cost::Bound => search.bound,
-    };
-    let work = Work::bounded(WorkKind::Search, expected * budget.searches_per_position());
+    let work = search_work(WorkKind::Search, budget.limits(), caps)
+        .repeated(budget.searches_per_position());
     (budget, work)
 }
 

@@ -125,6 +125,17 @@ impl Work {
             cost: Cost::Bound,
         }
     }
+
+    /// `times` searches like this one, one after another, as one search held
+    /// by their bounds together: each its bound, or its prior where its cost
+    /// is learned (no cost is learned for the sum, a review's positions).
+    pub fn repeated(&self, times: u32) -> Work {
+        let each = match self.cost {
+            Cost::Bound => self.bound,
+            Cost::Learned { prior, .. } => prior.min(self.bound),
+        };
+        Work::bounded(self.kind, each * times)
+    }
 }
 
 /// The admitted searches and the slots they share.
@@ -515,6 +526,13 @@ mod tests {
                 prior,
             },
         }
+    }
+
+    #[test]
+    fn repeated_work_takes_each_search_at_its_bound_or_its_prior() {
+        assert_eq!(search(300 * MS).repeated(2), search(600 * MS));
+        assert_eq!(learned(50 * MS).repeated(3), search(150 * MS));
+        assert_eq!(learned(20 * SECOND).repeated(2), search(20 * SECOND));
     }
 
     fn admit(book: &mut Scheduler, connection: u64, work: Work, now: Instant) -> SearchId {
