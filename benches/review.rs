@@ -7,9 +7,9 @@
 //!    queue holds, each asking for a level-5 move with a 5 s deadline back
 //!    to back: answered, refused, p50 and p99;
 //! 3. the same review beside the same flood: the review's wall time, and the
-//!    flood's answered and refused calls (fair share: the review's positions
-//!    take turns with the flood's searches, and none of the flood's is
-//!    refused on the review's account).
+//!    flood's answered and refused calls (fair share: the review and the
+//!    flood share the slot's time, and none of the flood's calls is refused
+//!    on the review's account).
 //!
 //! `cargo bench --bench review`
 

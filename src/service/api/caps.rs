@@ -94,7 +94,7 @@ impl SearchBudget {
     ) -> SearchBudget {
         let limits = capped_limits(given, caps, deadline);
         SearchBudget {
-            work: search_work(WorkKind::Search, &level.limits(&limits), caps),
+            work: search_work(WorkKind::Search, &level.limits(&limits), caps, 1),
             limits,
         }
     }
@@ -117,7 +117,7 @@ impl SearchBudget {
             }
         };
         SearchBudget {
-            work: search_work(WorkKind::Analysis, &limits, caps),
+            work: search_work(WorkKind::Analysis, &limits, caps, 1),
             limits,
         }
     }
@@ -143,9 +143,9 @@ pub fn threats_work(board_size: u8, pieces: usize, caps: SearchCaps) -> Work {
 
 /// A game review's search of each position: the caller's bounds capped as for
 /// a search, at `level` (at the strongest level with no bound, the review's
-/// own default, within the node cap); and each position's work for admission
-/// (all its searches, each expected to take what its limits allow at the
-/// admission's pessimistic speed).
+/// own default, within the node cap); and each position's work for admission:
+/// all its searches, expected to take what reviewed positions with such
+/// searches took before.
 pub fn review_budget(
     given: Option<&pb::SearchLimits>,
     level: Level,
@@ -155,8 +155,12 @@ pub fn review_budget(
 ) -> (ReviewBudget, Work) {
     let budget = ReviewBudget::new(&capped_limits(given, caps, deadline), level, seed)
         .at_most_nodes(caps.nodes);
-    let work = search_work(WorkKind::Search, budget.limits(), caps)
-        .repeated(budget.searches_per_position());
+    let work = search_work(
+        WorkKind::Search,
+        budget.limits(),
+        caps,
+        budget.searches_per_position(),
+    );
     (budget, work)
 }
 
@@ -215,28 +219,33 @@ pub const UNTIMED_SEARCH_ESTIMATE: Duration = Duration::from_secs(1);
 /// that a busy machine does not make the estimate short.
 pub const ADMISSION_NODES_PER_SECOND: u64 = 250_000;
 
-/// The work of a search with these limits (the level's own applied): it
-/// may hold its slot for its time bound; when its node cap at
-/// [`ADMISSION_NODES_PER_SECOND`] is shorter, the cap holds it rather than
-/// the clock, and it is expected to take what such searches took before
-/// (that figure until one has finished). The deadline, if shorter, is
-/// applied by admission.
-fn search_work(kind: WorkKind, limits: &Limits, caps: SearchCaps) -> Work {
+/// The work of `searches` searches with these limits (the level's own
+/// applied), one after another: they may hold the slot for their time
+/// bounds. When a depth cap (below the server's), or a node cap shorter at
+/// [`ADMISSION_NODES_PER_SECOND`], may end them first, the clock does not
+/// hold them and they are expected to take what such searches took before
+/// (until one has finished, the node cap's time or the bound, whichever is
+/// shorter): a level-5 search bound by 150 ms often ends its depth in 5 ms.
+/// The deadline, if shorter, is applied by admission.
+fn search_work(kind: WorkKind, limits: &Limits, caps: SearchCaps, searches: u32) -> Work {
     let time = limits
         .max_time
         .unwrap_or(UNTIMED_SEARCH_ESTIMATE)
         .min(caps.time);
     let nodes = limits.max_nodes.unwrap_or(u64::MAX).min(caps.nodes);
     let node_time = Duration::from_millis(nodes.saturating_mul(1000) / ADMISSION_NODES_PER_SECOND);
-    if node_time >= time {
-        return Work::bounded(kind, time);
+    let bound = time * searches;
+    // The server's own depth cap is no cap a search ends on before its time.
+    let depth_capped = limits.max_depth.is_some_and(|depth| depth < caps.depth);
+    if !depth_capped && node_time >= time {
+        return Work::bounded(kind, bound);
     }
     Work {
         kind,
-        bound: time,
+        bound,
         cost: Cost::Learned {
-            class: CostClass::node_capped(limits.max_depth, nodes),
-            prior: node_time,
+            class: CostClass::capped(limits.max_depth, nodes, searches),
+            prior: node_time.min(time) * searches,
         },
     }
 }
@@ -298,9 +307,10 @@ mod tests {
     }
 
     #[test]
-    fn a_node_cap_makes_a_search_learned_from_those_before_it() {
+    fn a_depth_or_node_cap_makes_a_search_learned_from_those_before_it() {
         // Level 4's 20,000 nodes: 80 ms, under its 100 ms time cap; level 9's
-        // 800,000 would be 3.2 s, but its time cap is shorter and bounds it.
+        // 800,000 would be 3.2 s, but its depth cap may end it before its
+        // 800 ms. Full strength with no bound has neither cap.
         let level = |n| Level::new(n).expect("a level");
         assert_eq!(
             SearchBudget::at_level(None, level(4), CAPS, None).work,
@@ -308,14 +318,35 @@ mod tests {
                 kind: WorkKind::Search,
                 bound: Duration::from_millis(100),
                 cost: Cost::Learned {
-                    class: CostClass::node_capped(Some(2), 20_000),
+                    class: CostClass::capped(Some(2), 20_000, 1),
                     prior: Duration::from_millis(80),
                 },
             }
         );
+        let level_9 = level(9).time_cap().expect("a time cap");
         assert_eq!(
             SearchBudget::at_level(None, level(9), CAPS, None).work,
-            Work::bounded(WorkKind::Search, level(9).time_cap().expect("a time cap"))
+            Work {
+                kind: WorkKind::Search,
+                bound: level_9,
+                cost: Cost::Learned {
+                    class: CostClass::capped(Some(7), 800_000, 1),
+                    prior: level_9,
+                },
+            }
+        );
+        // A review's position: its two searches of 50,000 nodes (200 ms each).
+        let (_, review) = review_budget(None, Level::STRONGEST, 0, CAPS, None);
+        assert_eq!(
+            review,
+            Work {
+                kind: WorkKind::Search,
+                bound: Duration::from_secs(2),
+                cost: Cost::Learned {
+                    class: CostClass::capped(None, 50_000, 2),
+                    prior: Duration::from_millis(400),
+                },
+            }
         );
         assert_eq!(
             SearchBudget::at_level(None, Level::STRONGEST, CAPS, None).work,

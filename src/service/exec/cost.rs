@@ -1,5 +1,5 @@
 //! What searches cost, learned from what they took: a search whose length
-//! its limits do not bound in time (a level's node cap, Threats) is
+//! its limits do not bound in time (a level's depth or node cap, Threats) is
 //! expected to take the running mean of what searches of its class took
 //! before, not what it claims. The scheduler (`scheduler.rs`) orders and
 //! admits by these estimates and reports each finished search's time here.
@@ -18,12 +18,15 @@ pub enum CostClass {
         /// Pieces on the board, rounded down.
         pieces: u8,
     },
-    /// A search bound by a node cap (and perhaps a depth) rather than by time.
-    NodeCapped {
-        /// Its depth cap, if any (a level's own).
+    /// Searches a depth or node cap ends rather than the clock, one after
+    /// another (a reviewed position's searches: two where it is critical).
+    Capped {
+        /// Their depth cap, if any (a level's own).
         max_depth: Option<u8>,
-        /// Its node cap, rounded up to a power of two: `log2` of it.
+        /// Their node cap, rounded up to a power of two: `log2` of it.
         nodes_log2: u8,
+        /// How many, one after another (1 but for a review).
+        searches: u8,
     },
 }
 
@@ -40,11 +43,13 @@ impl CostClass {
         }
     }
 
-    /// A search capped at `max_nodes` nodes and perhaps `max_depth` plies.
-    pub fn node_capped(max_depth: Option<u32>, max_nodes: u64) -> CostClass {
-        CostClass::NodeCapped {
+    /// `searches` searches capped at `max_nodes` nodes and perhaps
+    /// `max_depth` plies.
+    pub fn capped(max_depth: Option<u32>, max_nodes: u64, searches: u32) -> CostClass {
+        CostClass::Capped {
             max_depth: max_depth.map(|depth| u8::try_from(depth).unwrap_or(u8::MAX)),
             nodes_log2: (u64::BITS - (max_nodes.max(1) - 1).leading_zeros()) as u8,
+            searches: u8::try_from(searches).unwrap_or(u8::MAX),
         }
     }
 }
@@ -112,7 +117,7 @@ mod tests {
     #[test]
     fn a_sample_counts_at_most_its_bound() {
         let mut costs = CostModel::default();
-        let class = CostClass::node_capped(Some(3), 50_000);
+        let class = CostClass::capped(Some(3), 50_000, 1);
         costs.record(class, Duration::from_secs(3600), 200 * MS, false);
         assert_eq!(costs.estimate(class, MS), 200 * MS);
     }
@@ -122,17 +127,19 @@ mod tests {
         assert_eq!(CostClass::threats(11, 37), CostClass::threats(11, 36));
         assert_ne!(CostClass::threats(11, 37), CostClass::threats(11, 35));
         assert_eq!(
-            CostClass::node_capped(Some(3), 50_000),
-            CostClass::NodeCapped {
+            CostClass::capped(Some(3), 50_000, 1),
+            CostClass::Capped {
                 max_depth: Some(3),
-                nodes_log2: 16
+                nodes_log2: 16,
+                searches: 1
             }
         );
         assert_eq!(
-            CostClass::node_capped(None, u64::MAX),
-            CostClass::NodeCapped {
+            CostClass::capped(None, u64::MAX, 2),
+            CostClass::Capped {
                 max_depth: None,
-                nodes_log2: 64
+                nodes_log2: 64,
+                searches: 2
             }
         );
     }

@@ -25,8 +25,8 @@
 //!    others arrive and whatever they claim (no starvation).
 //!
 //! The expected length is a search's time bound, or, for searches a time
-//! bound does not hold (a level's node cap, Threats), what searches of its
-//! kind took before (`cost.rs`): a claim does not buy a place.
+//! bound does not hold (a level's depth or node cap, Threats), what searches
+//! of its kind took before (`cost.rs`): a claim does not buy a place.
 //!
 //! Admission simulates this choice from the running searches and the
 //! waiting ones, so a short search behind a flood is admitted. When the book
@@ -124,17 +124,6 @@ impl Work {
             bound,
             cost: Cost::Bound,
         }
-    }
-
-    /// `times` searches like this one, one after another, as one search held
-    /// by their bounds together: each its bound, or its prior where its cost
-    /// is learned (no cost is learned for the sum, a review's positions).
-    pub fn repeated(&self, times: u32) -> Work {
-        let each = match self.cost {
-            Cost::Bound => self.bound,
-            Cost::Learned { prior, .. } => prior.min(self.bound),
-        };
-        Work::bounded(self.kind, each * times)
     }
 }
 
@@ -526,13 +515,6 @@ mod tests {
                 prior,
             },
         }
-    }
-
-    #[test]
-    fn repeated_work_takes_each_search_at_its_bound_or_its_prior() {
-        assert_eq!(search(300 * MS).repeated(2), search(600 * MS));
-        assert_eq!(learned(50 * MS).repeated(3), search(150 * MS));
-        assert_eq!(learned(20 * SECOND).repeated(2), search(20 * SECOND));
     }
 
     fn admit(book: &mut Scheduler, connection: u64, work: Work, now: Instant) -> SearchId {
