@@ -30,10 +30,10 @@ impl Accumulator {
         let size = parent.variant().size.get() as usize;
         let mut accumulator = *self;
         let mut change = |piece: Piece, before: Bitboard, after: Bitboard| {
-            for square in before.minus(after).iter() {
+            for square in before.minus(after).squares() {
                 accumulator.remove(network, input_index(piece, square, size));
             }
-            for square in after.minus(before).iter() {
+            for square in after.minus(before).squares() {
                 accumulator.add(network, input_index(piece, square, size));
             }
         };
