@@ -40,7 +40,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 
-# Each client plays a Tablut game to its end (the king escapes, at ply 24 today)
+# Each client plays a Tablut game to its end (the king escapes, at ply 82 today)
 # and a Copenhagen game for 30 plies; levels below 10 are deterministic, so
 # all three must see the same games.
 for game in "--rules tablut --plies 200" "--rules copenhagen --plies 30"; do

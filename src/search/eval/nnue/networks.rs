@@ -22,8 +22,10 @@ macro_rules! built_in {
 
 /// The networks built into the binary: each variant's latest kept generation (docs/ai.md,
 /// "Generations"). Every other variant plays with the classic evaluation.
-const BUILT_IN: &[(Variant, &str, &[u8])] =
-    &[built_in!(Copenhagen, Eleven, "copenhagen-11x11.nnue")];
+const BUILT_IN: &[(Variant, &str, &[u8])] = &[
+    built_in!(Copenhagen, Eleven, "copenhagen-11x11.nnue"),
+    built_in!(Tablut, Nine, "tablut-9x9.nnue"),
+];
 
 /// At most one network per variant. `Networks::default()` holds none: the classic evaluation
 /// everywhere.
@@ -203,18 +205,18 @@ mod tests {
 
     #[test]
     fn inserting_replaces_the_network_of_its_variant_only() {
-        let tablut = Variant::standard(Rules::Tablut);
+        let fetlar = Variant::standard(Rules::Fetlar);
         let mut networks = Networks::built_in();
         let before = networks.iter().count();
         assert!(
             networks
-                .insert(Arc::new(Network::seeded(tablut, 1, provenance())))
+                .insert(Arc::new(Network::seeded(fetlar, 1, provenance())))
                 .is_none()
         );
-        let replaced = networks.insert(Arc::new(Network::seeded(tablut, 2, provenance())));
+        let replaced = networks.insert(Arc::new(Network::seeded(fetlar, 2, provenance())));
         assert_eq!(
             replaced.map(|n| n.as_ref().clone()),
-            Some(Network::seeded(tablut, 1, provenance()))
+            Some(Network::seeded(fetlar, 1, provenance()))
         );
         assert_eq!(networks.iter().count(), before + 1);
     }
