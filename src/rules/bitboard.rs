@@ -233,15 +233,93 @@ impl Bitboard {
 
     /// Everything reachable from this set's squares inside `passable` by
     /// orthogonal steps through `passable` (the seeds outside it dropped).
+    /// `passable` must hold squares of the board only (no padding file).
+    ///
+    /// Each round fills whole lines at once: along the ranks, then along the
+    /// files, each a Kogge-Stone fill of four doublings (up to 15 squares), so
+    /// a region is filled in as many rounds as its paths turn corners, where
+    /// growing one step a round took as many rounds as its longest path.
     #[must_use]
     pub(crate) fn flood(self, passable: Bitboard) -> Bitboard {
         let mut region = self & passable;
         loop {
-            let grown = region.grow() & passable;
+            let grown = region.fill_ranks(passable).fill_files(passable);
             if grown == region {
                 return region;
             }
             region = grown;
+        }
+    }
+
+    /// The set with every square of `passable` it reaches along a rank through `passable`. Within
+    /// a word, the padding files (never passable) stop a shift from crossing into the next rank.
+    #[inline(always)]
+    fn fill_ranks(self, passable: Bitboard) -> Bitboard {
+        let fill = |region: u64, open: u64| {
+            let (mut east, mut east_open) = (region, open);
+            let (mut west, mut west_open) = (region, open);
+            for shift in [1, 2, 4, 8] {
+                east |= east_open & (east << shift);
+                east_open &= east_open << shift;
+                west |= west_open & (west >> shift);
+                west_open &= west_open >> shift;
+            }
+            east | west
+        };
+        let ([a, b, c, d], [p, q, r, s]) = (self.0, passable.0);
+        Bitboard([fill(a, p), fill(b, q), fill(c, r), fill(d, s)])
+    }
+
+    /// The set with every square of `passable` it reaches along a file through `passable`.
+    #[inline(always)]
+    fn fill_files(self, passable: Bitboard) -> Bitboard {
+        let (mut north, mut north_open) = (self, passable);
+        let (mut south, mut south_open) = (self, passable);
+        for ranks in [1, 2, 4, 8] {
+            north |= north_open & north.up(ranks);
+            north_open &= north_open.up(ranks);
+            south |= south_open & south.down(ranks);
+            south_open &= south_open.down(ranks);
+        }
+        north | south
+    }
+
+    /// Every square moved `ranks` ranks up (1 to 3 within the words, 4 and 8 by whole words);
+    /// the top ones fall off.
+    #[inline(always)]
+    const fn up(self, ranks: u32) -> Bitboard {
+        let [a, b, c, d] = self.0;
+        match ranks {
+            4 => Bitboard([0, a, b, c]),
+            8 => Bitboard([0, 0, a, b]),
+            _ => {
+                let bits = 16 * ranks;
+                Bitboard([
+                    a << bits,
+                    b << bits | a >> (64 - bits),
+                    c << bits | b >> (64 - bits),
+                    d << bits | c >> (64 - bits),
+                ])
+            }
+        }
+    }
+
+    /// Every square moved `ranks` ranks down (as [`Bitboard::up`]); rank 1 falls off.
+    #[inline(always)]
+    const fn down(self, ranks: u32) -> Bitboard {
+        let [a, b, c, d] = self.0;
+        match ranks {
+            4 => Bitboard([b, c, d, 0]),
+            8 => Bitboard([c, d, 0, 0]),
+            _ => {
+                let bits = 16 * ranks;
+                Bitboard([
+                    a >> bits | b << (64 - bits),
+                    b >> bits | c << (64 - bits),
+                    c >> bits | d << (64 - bits),
+                    d >> bits,
+                ])
+            }
         }
     }
 
@@ -339,5 +417,62 @@ impl fmt::Display for Bitboard {
             write!(f, "{square}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{BoardSize, splitmix};
+
+    /// The flood grown one step a round, as it was: what the line fills must equal.
+    fn flood_by_steps(seeds: Bitboard, passable: Bitboard) -> Bitboard {
+        let mut region = seeds & passable;
+        loop {
+            let grown = region.grow() & passable;
+            if grown == region {
+                return region;
+            }
+            region = grown;
+        }
+    }
+
+    #[test]
+    fn the_line_fill_floods_as_growing_step_by_step_does() {
+        let mut state = 7u64;
+        for size in BoardSize::ALL {
+            let board = size.geometry().board;
+            let squares: Vec<Square> = board.iter().collect();
+            for density in [10, 30, 50, 70, 90] {
+                for _ in 0..300 {
+                    let mut passable = Bitboard::EMPTY;
+                    let mut seeds = Bitboard::EMPTY;
+                    for &square in &squares {
+                        state = splitmix(state);
+                        if state % 100 < density {
+                            passable = passable.with(square);
+                        }
+                        if (state >> 32).is_multiple_of(40) {
+                            seeds = seeds.with(square);
+                        }
+                    }
+                    assert_eq!(
+                        seeds.flood(passable),
+                        flood_by_steps(seeds, passable),
+                        "{size:?} seeds {seeds:?} in {passable:?}"
+                    );
+                }
+            }
+            // A winding corridor: the longest path a board has.
+            let corridor: Bitboard = squares
+                .iter()
+                .copied()
+                .filter(|square| {
+                    square.rank() % 2 == 0 || square.file() == 0 || square.file() == size.get() - 1
+                })
+                .collect();
+            let start = Bitboard::from_square(squares[0]);
+            assert_eq!(start.flood(corridor), flood_by_steps(start, corridor));
+        }
     }
 }
