@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use tafl::lab::datagen::read_records;
 use tafl::lab::train::{TrainConfig, train};
+use tafl::search::FeatureSet;
 
 use super::VariantArgs;
 
@@ -22,6 +23,10 @@ pub struct TrainArgs {
     /// The variant whose positions are trained on.
     #[command(flatten)]
     variant: VariantArgs,
+    /// What the network sees: the pieces (a version 1 file), or the pieces and the classic
+    /// evaluation's counts of the king's routes, the attackers' ring and the edge fort (version 2).
+    #[arg(long, value_enum, default_value_t = Features::Pieces)]
+    features: Features,
     #[arg(long, default_value_t = 8)]
     epochs: u32,
     #[arg(long, default_value_t = 1024)]
@@ -52,6 +57,13 @@ pub struct TrainArgs {
     note: String,
 }
 
+/// `--features`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Features {
+    Pieces,
+    PiecesAndTerms,
+}
+
 pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     let variant = args.variant.variant();
     let files = data_files(&args.data)?;
@@ -67,11 +79,12 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         .map(|path| path.display().to_string())
         .collect();
     let provenance = format!(
-        "{}; data {} ({} files, {} records); {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
+        "{}; data {} ({} files, {} records); features {:?}, {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
         args.note,
         given.join(" "),
         files.len(),
         records.len(),
+        args.features,
         args.epochs,
         args.batch_size,
         args.learning_rate,
@@ -83,6 +96,10 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     );
     let config = TrainConfig {
         variant,
+        features: match args.features {
+            Features::Pieces => FeatureSet::Pieces,
+            Features::PiecesAndTerms => FeatureSet::PiecesAndTerms,
+        },
         epochs: args.epochs,
         batch_size: args.batch_size,
         learning_rate: args.learning_rate,

@@ -16,13 +16,16 @@ use std::time::Instant;
 use super::adam::Adam;
 use super::datagen::Record;
 use crate::rules::{BySide, Position, Side, Square, Variant, splitmix};
-use crate::search::eval::nnue::{HIDDEN, WEIGHT_CLIP, input_count, input_index, inputs};
-use crate::search::{Network, Provenance};
+use crate::search::eval::classic::Mailbox;
+use crate::search::eval::nnue::{HIDDEN, WEIGHT_CLIP, piece_input, term_inputs};
+use crate::search::{FeatureSet, Network, Provenance};
 
 /// How to train.
 #[derive(Clone, Debug)]
 pub struct TrainConfig {
     pub variant: Variant,
+    /// What the network sees.
+    pub features: FeatureSet,
     pub epochs: u32,
     pub batch_size: usize,
     /// Adam's step size at the start; it decays to a tenth by the last epoch.
@@ -74,6 +77,7 @@ pub enum TrainError {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNetwork {
     variant: Variant,
+    features: FeatureSet,
     /// `inputs × HIDDEN`.
     input_weights: Vec<f32>,
     hidden_bias: [f32; HIDDEN],
@@ -131,11 +135,12 @@ impl Random {
 
 impl FloatNetwork {
     /// Small random weights from a seed.
-    pub fn random(variant: Variant, seed: u64) -> FloatNetwork {
+    pub fn random(variant: Variant, features: FeatureSet, seed: u64) -> FloatNetwork {
         let mut random = Random(seed);
-        let inputs = input_count(variant);
+        let inputs = features.input_count(variant);
         FloatNetwork {
             variant,
+            features,
             input_weights: (0..inputs * HIDDEN)
                 .map(|_| 0.1 * random.symmetric())
                 .collect(),
@@ -169,7 +174,7 @@ impl FloatNetwork {
     /// reference the quantised network is checked against.
     pub fn evaluate(&self, position: &Position) -> f32 {
         let mut accumulator = [0.0; HIDDEN];
-        self.accumulate(inputs(position), &mut accumulator);
+        self.accumulate(position_inputs(position, self.features), &mut accumulator);
         self.output(&accumulator, position.side_to_move())
     }
 
@@ -177,6 +182,7 @@ impl FloatNetwork {
     pub fn quantise(&self, scale: f32, provenance: Provenance) -> Network {
         Network::quantise(
             self.variant,
+            self.features,
             scale.round() as i32,
             provenance,
             &self.input_weights,
@@ -255,8 +261,21 @@ fn transformed(file: usize, rank: usize, size: usize, symmetry: u8) -> (usize, u
     (file, rank)
 }
 
-/// The inputs of a record seen through one of the board's symmetries (0: as it stands).
-fn record_inputs(record: &Record, symmetry: u8) -> impl Iterator<Item = usize> + '_ {
+/// The inputs a network of `features` sees in `position`.
+fn position_inputs(position: &Position, features: FeatureSet) -> impl Iterator<Item = usize> {
+    let size = position.variant().size.get() as usize;
+    let terms = match features {
+        FeatureSet::Pieces => Default::default(),
+        FeatureSet::PiecesAndTerms => term_inputs(&Mailbox::new(position)),
+    };
+    position
+        .piece_squares()
+        .map(move |(piece, square)| piece_input(piece, square, size))
+        .chain(terms)
+}
+
+/// The piece inputs of a record seen through one of the board's symmetries (0: as it stands).
+fn record_piece_inputs(record: &Record, symmetry: u8) -> impl Iterator<Item = usize> + '_ {
     let size = record.variant.size.get() as usize;
     record.pieces.iter().map(move |&(piece, square)| {
         let (file, rank) = transformed(
@@ -266,7 +285,7 @@ fn record_inputs(record: &Record, symmetry: u8) -> impl Iterator<Item = usize> +
             symmetry,
         );
         let square = Square::new(file as u8, rank as u8).expect("a square of the board");
-        input_index(piece, square, size)
+        piece_input(piece, square, size)
     })
 }
 
@@ -344,9 +363,17 @@ pub fn train(
         } else {
             (&mut training, 0..1)
         };
+        // Every term counts the same in each orientation (they are totals over the board).
+        let terms = match config.features {
+            FeatureSet::Pieces => Default::default(),
+            FeatureSet::PiecesAndTerms => match record.position() {
+                Some(position) => term_inputs(&Mailbox::new(&position)),
+                None => continue,
+            },
+        };
         for symmetry in symmetries {
             samples.push(
-                record_inputs(record, symmetry),
+                record_piece_inputs(record, symmetry).chain(terms.iter().copied()),
                 record.side_to_move,
                 target(record, config),
             );
@@ -359,8 +386,9 @@ pub fn train(
         return Err(TrainError::NoValidationData(config.held_out_every));
     }
     let mut random = Random(config.seed);
-    let mut network = FloatNetwork::random(config.variant, random.next_u64());
+    let mut network = FloatNetwork::random(config.variant, config.features, random.next_u64());
     let mut gradient = FloatNetwork {
+        features: config.features,
         input_weights: vec![0.0; network.input_weights.len()],
         hidden_bias: [0.0; HIDDEN],
         output_weights: BySide::from_fn(|_| [0.0; HIDDEN]),
@@ -458,6 +486,7 @@ mod tests {
     fn config() -> TrainConfig {
         TrainConfig {
             variant: Variant::standard(Rules::Tablut),
+            features: FeatureSet::PiecesAndTerms,
             epochs: 4,
             batch_size: 32,
             learning_rate: 0.003,
@@ -524,7 +553,7 @@ mod tests {
                         .map(|(piece, square)| (piece, square.dense_index(size) as u16))
                         .collect(),
                 };
-                let mut start: Vec<usize> = record_inputs(&record, 0).collect();
+                let mut start: Vec<usize> = record_piece_inputs(&record, 0).collect();
                 start.sort_unstable();
                 for symmetry in 0..8 {
                     let mut squares = std::collections::HashSet::new();
@@ -536,9 +565,58 @@ mod tests {
                         }
                     }
                     assert_eq!(squares.len(), size * size);
-                    let mut seen: Vec<usize> = record_inputs(&record, symmetry).collect();
+                    let mut seen: Vec<usize> = record_piece_inputs(&record, symmetry).collect();
                     seen.sort_unstable();
                     assert_eq!(seen, start, "{variant} symmetry {symmetry}");
+                }
+            }
+        }
+    }
+
+    /// The terms count the same in every orientation of a position (training gives a record's
+    /// eight orientations one set of term inputs), and a record gives back its position.
+    #[test]
+    fn the_terms_count_alike_in_the_eight_orientations() {
+        for rules in Rules::ALL {
+            for size in crate::rules::BoardSize::ALL {
+                let variant = Variant::new(rules, size);
+                let width = size.get() as usize;
+                for position in positions(variant, 300) {
+                    if position.status().is_over() {
+                        continue;
+                    }
+                    let record = |symmetry| Record {
+                        game: 0,
+                        variant,
+                        side_to_move: position.side_to_move(),
+                        last_of_game: false,
+                        result: 0,
+                        score: 0,
+                        ply: 0,
+                        pieces: position
+                            .piece_squares()
+                            .map(|(piece, square)| {
+                                let (file, rank) = transformed(
+                                    usize::from(square.file()),
+                                    usize::from(square.rank()),
+                                    width,
+                                    symmetry,
+                                );
+                                (piece, (rank * width + file) as u16)
+                            })
+                            .collect(),
+                    };
+                    let as_it_stands = record(0).position().expect("the position");
+                    assert!(as_it_stands.same_placement(&position), "{position}");
+                    let terms = term_inputs(&Mailbox::new(&position));
+                    for symmetry in 1..8 {
+                        let turned = record(symmetry).position().expect("a turned position");
+                        assert_eq!(
+                            term_inputs(&Mailbox::new(&turned)),
+                            terms,
+                            "{position} turned by {symmetry}"
+                        );
+                    }
                 }
             }
         }
@@ -572,22 +650,25 @@ mod tests {
             validation_loss: 0.0625,
             text: "test data, seed 1".into(),
         };
-        for rules in Rules::ALL {
-            let variant = Variant::standard(rules);
-            let float = FloatNetwork::random(variant, 21);
-            let scale = 400.0;
-            let quantised = float.quantise(scale, provenance.clone());
-            let (mut worst, mut total) = (0.0f32, 0.0f32);
-            let positions = positions(variant, 2000);
-            for position in &positions {
-                let reference = float.evaluate(position) * scale;
-                let score = Accumulator::new(&quantised, position).evaluate(&quantised, position);
-                worst = worst.max((score as f32 - reference).abs());
-                total += (score as f32 - reference).abs();
+        for features in [FeatureSet::Pieces, FeatureSet::PiecesAndTerms] {
+            for rules in Rules::ALL {
+                let variant = Variant::standard(rules);
+                let float = FloatNetwork::random(variant, features, 21);
+                let scale = 400.0;
+                let quantised = float.quantise(scale, provenance.clone());
+                let (mut worst, mut total) = (0.0f32, 0.0f32);
+                let positions = positions(variant, 2000);
+                for position in &positions {
+                    let reference = float.evaluate(position) * scale;
+                    let score = Accumulator::new(&quantised, position)
+                        .evaluate(&quantised, &Mailbox::new(position));
+                    worst = worst.max((score as f32 - reference).abs());
+                    total += (score as f32 - reference).abs();
+                }
+                let mean = total / positions.len() as f32;
+                assert!(worst <= 0.025 * scale, "{rules}: off by {worst}");
+                assert!(mean <= 0.005 * scale, "{rules}: off by {mean} on average");
             }
-            let mean = total / positions.len() as f32;
-            assert!(worst <= 0.025 * scale, "{rules}: off by {worst}");
-            assert!(mean <= 0.005 * scale, "{rules}: off by {mean} on average");
         }
     }
 

@@ -21,7 +21,7 @@ use strum::{EnumCount, IntoEnumIterator};
 
 use super::adam::Adam;
 use crate::rules::{Game, GameRecord, RecordError, Rules, Variant};
-use crate::search::eval::classic::{Mailbox, Tally, count_terms};
+use crate::search::eval::classic::{Mailbox, TermCounts};
 use crate::search::{Term, Weights};
 
 /// Why tuning cannot run.
@@ -31,16 +31,6 @@ pub enum TuneError {
     Record(#[from] RecordError),
     #[error("no decided games in the records")]
     NoGames,
-}
-
-/// Every term's count in one position, from the attackers' view.
-#[derive(Default)]
-struct Counts([i32; Term::COUNT]);
-
-impl Tally for Counts {
-    fn add(&mut self, term: Term, count: i32) {
-        self.0[term as usize] += count;
-    }
 }
 
 /// One position of a real game, as the tuner sees it.
@@ -67,8 +57,7 @@ pub fn samples(records: &str) -> Result<Vec<Sample>, TuneError> {
         for text in &record.moves {
             let board = Mailbox::new(game.position());
             if !board.side_to_move_wins_now() {
-                let mut counts = Counts::default();
-                count_terms(&board, &mut counts);
+                let counts = TermCounts::of(&board);
                 samples.push(Sample {
                     counts: counts.0.map(f64::from),
                     result,

@@ -252,7 +252,7 @@ impl<'a> Searcher<'a> {
         let score = match self.evaluator {
             Evaluator::Classic(weights) => evaluate_board(board, weights),
             Evaluator::Network(network) => self.accumulators[ply]
-                .evaluate(network, position)
+                .evaluate(network, board)
                 .clamp(-EVAL_LIMIT, EVAL_LIMIT),
         };
         if self.noise == 0 {

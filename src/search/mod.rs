@@ -47,7 +47,7 @@ use std::time::Duration;
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use eval::classic::{Term, Weights, WeightsError, evaluate};
 pub use eval::nnue::{
-    Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Networks, Provenance,
+    FeatureSet, Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Networks, Provenance,
 };
 pub use levels::Level;
 pub use limits::Limits;

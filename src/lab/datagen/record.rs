@@ -15,7 +15,9 @@
 //! | 12..55 | the board: 2 bits a square (0 empty, 1 attacker, 2 defender, 3 king), square `rank × size + file`, four squares a byte from the low bits |
 //! | 55 | zero |
 
-use crate::rules::{BoardSize, Piece, Position, Rules, Side, Variant};
+use crate::rules::{
+    Bitboard, BoardSize, Piece, Position, PositionText, Rules, Side, Square, Variant,
+};
 
 /// The file's first bytes: a name and the format's version.
 pub const MAGIC: [u8; 8] = *b"TAFLPOS\x01";
@@ -110,6 +112,31 @@ impl Record {
         })
     }
 
+    /// The position the record holds, as the rules set it up; `None` when they would refuse it
+    /// (no king: a record never holds a finished game).
+    pub fn position(&self) -> Option<Position> {
+        let size = self.variant.size;
+        let mut setup = PositionText {
+            size,
+            attackers: Bitboard::EMPTY,
+            defenders: Bitboard::EMPTY,
+            kings: Bitboard::EMPTY,
+            side_to_move: self.side_to_move,
+        };
+        let width = size.get();
+        for &(piece, index) in &self.pieces {
+            let (file, rank) = (index % u16::from(width), index / u16::from(width));
+            let square = Square::new(file as u8, rank as u8)?;
+            let set = match piece {
+                Piece::Attacker => &mut setup.attackers,
+                Piece::Defender => &mut setup.defenders,
+                Piece::King => &mut setup.kings,
+            };
+            *set = set.with(square);
+        }
+        Position::from_setup(&setup, self.variant).ok()
+    }
+
     /// Writes the game's result for the attackers into an encoded record, and whether it is the
     /// game's last.
     pub(super) fn seal(bytes: &mut [u8; RECORD_BYTES], result: i8, last_of_game: bool) {
@@ -170,6 +197,12 @@ mod tests {
         let position = *game.position();
         let bytes = Record::encode(3, &position, -45_000, 1);
         let record = Record::decode(&bytes, 0).expect("our own record");
+        assert!(
+            record
+                .position()
+                .expect("a position")
+                .same_placement(&position)
+        );
         assert_eq!(record.game, 3);
         assert_eq!(record.variant, variant);
         assert_eq!(record.side_to_move, Side::Defenders);

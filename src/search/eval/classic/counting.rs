@@ -25,13 +25,15 @@
 
 use super::mailbox::{ATTACKER, DEFENDER, Mailbox, square_of};
 use super::params::{SCARCE_ATTACKER_COUNT, WEIGHTS};
+use strum::EnumCount;
+
 use super::term::Term;
 use super::weights::Weights;
 use crate::rules::{Bitboard, Position, Side};
 use crate::search::params::EVAL_LIMIT;
 
 /// Where the evaluation puts each term's count: a running score, or the counts themselves.
-pub(crate) trait Tally {
+trait Tally {
     /// `count` of `term`, from the attackers' view (negative for what favours the defenders).
     fn add(&mut self, term: Term, count: i32);
 }
@@ -46,6 +48,28 @@ impl Tally for Score<'_> {
     #[inline]
     fn add(&mut self, term: Term, count: i32) {
         self.total += self.weights[term] * count;
+    }
+}
+
+/// Every term's count in one position, from the attackers' view: what the tuner fits weights to
+/// and what a network of [`FeatureSet::PiecesAndTerms`](crate::search::eval::nnue::FeatureSet)
+/// sees besides the pieces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TermCounts(pub [i32; Term::COUNT]);
+
+impl TermCounts {
+    /// The counts of `board`.
+    pub fn of(board: &Mailbox) -> TermCounts {
+        let mut counts = TermCounts::default();
+        count_terms(board, &mut counts);
+        counts
+    }
+}
+
+impl Tally for TermCounts {
+    #[inline]
+    fn add(&mut self, term: Term, count: i32) {
+        self.0[term as usize] += count;
     }
 }
 
@@ -67,7 +91,7 @@ pub(crate) fn evaluate_board(board: &Mailbox, weights: &Weights) -> i32 {
 }
 
 /// Counts every term of `board` into `tally`, from the attackers' view.
-pub(crate) fn count_terms(board: &Mailbox, tally: &mut impl Tally) {
+fn count_terms(board: &Mailbox, tally: &mut impl Tally) {
     tally.add(
         Term::Tempo,
         match board.side_to_move {

@@ -14,10 +14,7 @@ mod term;
 mod weights;
 
 pub use counting::evaluate;
-pub(crate) use counting::evaluate_board;
-// What the tuner counts terms with (`crate::lab::tune`): compiled with the lab only.
-#[cfg(feature = "lab")]
-pub(crate) use counting::{Tally, count_terms};
+pub(crate) use counting::{TermCounts, evaluate_board};
 pub(crate) use mailbox::{ATTACKER, CELLS, DEFENDER, EMPTY, KING, Mailbox, index_of, square_of};
 pub use term::Term;
 pub use weights::{Weights, WeightsError};

@@ -8,9 +8,10 @@
 //! rules. Rows are added with wrapping `i16` arithmetic over fixed-length
 //! arrays, which the compiler turns into vector instructions.
 
-use super::features::{input_index, inputs};
+use super::features::{FeatureSet, piece_input, piece_inputs, term_inputs};
 use super::network::{HIDDEN, Network};
 use crate::rules::{Bitboard, Piece, Position};
+use crate::search::eval::classic::Mailbox;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Accumulator(pub [i16; HIDDEN]);
@@ -19,7 +20,7 @@ impl Accumulator {
     /// The accumulator of `position`, summed from scratch.
     pub fn new(network: &Network, position: &Position) -> Accumulator {
         let mut accumulator = Accumulator(*network.hidden_bias());
-        for input in inputs(position) {
+        for input in piece_inputs(position) {
             accumulator.add(network, input);
         }
         accumulator
@@ -31,10 +32,10 @@ impl Accumulator {
         let mut accumulator = *self;
         let mut change = |piece: Piece, before: Bitboard, after: Bitboard| {
             for square in before.minus(after).squares() {
-                accumulator.remove(network, input_index(piece, square, size));
+                accumulator.remove(network, piece_input(piece, square, size));
             }
             for square in after.minus(before).squares() {
-                accumulator.add(network, input_index(piece, square, size));
+                accumulator.add(network, piece_input(piece, square, size));
             }
         };
         change(Piece::Attacker, parent.attackers(), child.attackers());
@@ -62,10 +63,20 @@ impl Accumulator {
         }
     }
 
-    /// The position's score from the side to move's view.
+    /// The score of `board` (the position of this accumulator) from the side to move's view: for a
+    /// network that sees the terms, their rows are added to a copy first.
     #[inline]
-    pub fn evaluate(&self, network: &Network, position: &Position) -> i32 {
-        network.output(&self.0, position.side_to_move())
+    pub fn evaluate(&self, network: &Network, board: &Mailbox) -> i32 {
+        match network.features() {
+            FeatureSet::Pieces => network.output(&self.0, board.side_to_move),
+            FeatureSet::PiecesAndTerms => {
+                let mut with_terms = *self;
+                for input in term_inputs(board) {
+                    with_terms.add(network, input);
+                }
+                network.output(&with_terms.0, board.side_to_move)
+            }
+        }
     }
 }
 
@@ -86,6 +97,7 @@ mod tests {
                 let variant = Variant::new(rules, BoardSize::new(size).expect("size"));
                 let network = Network::seeded(
                     variant,
+                    FeatureSet::Pieces,
                     u64::from(size),
                     Provenance {
                         generation: 0,

@@ -5,9 +5,9 @@
 //! | bytes | field |
 //! |---|---|
 //! | 8 | [`MAGIC`] |
-//! | 2 | format version, `u16` ([`VERSION`]) |
+//! | 2 | format version, `u16`: 1, a network of [`FeatureSet::Pieces`]; 2, of [`FeatureSet::PiecesAndTerms`] |
 //! | 1, 1 | rules (0 Copenhagen, 1 Fetlar, 2 Tablut), board size |
-//! | 4, 4 | inputs, hidden units (`u32`: the architecture; must be `3 × size²` and [`HIDDEN`]) |
+//! | 4, 4 | inputs, hidden units (`u32`: the architecture; must be the version's inputs on the board, `3 × size²` and `3 × size² + 59`, and [`HIDDEN`]) |
 //! | 2, 2 | [`QA`], [`QB`] (`u16`) |
 //! | 4 | scale: score per unit of output (`u32`) |
 //! | 4 | generation (`u32`) |
@@ -23,7 +23,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::features::input_count;
+use super::features::{FeatureSet, TERM_INPUT_COUNT};
 use super::network::{
     HIDDEN, INPUT_WEIGHT_LIMIT, Network, OUTPUT_BIAS_LIMIT, OUTPUT_WEIGHT_LIMIT, Provenance, QA, QB,
 };
@@ -31,7 +31,8 @@ use crate::rules::{BoardSize, BySide, MAX_BOARD_SIZE, Rules, Variant};
 
 /// The file's first bytes.
 pub const MAGIC: [u8; 8] = *b"TAFLNNUE";
-pub const VERSION: u16 = 1;
+/// The format versions this build reads, by what their networks see.
+const VERSIONS: [(u16, FeatureSet); 2] = [(1, FeatureSet::Pieces), (2, FeatureSet::PiecesAndTerms)];
 /// Longest provenance text, bytes.
 pub const MAX_PROVENANCE: usize = 64 * 1024;
 /// Bytes before the provenance text: magic, version, variant, architecture, scale, generation,
@@ -43,7 +44,7 @@ const HEADER_BYTES: usize = 8 + 2 + 1 + 1 + 4 + 4 + 2 + 2 + 4 + 4 + 4 + 4;
 pub enum NetworkError {
     #[error("not a tafl network file (bad magic bytes)")]
     BadMagic,
-    #[error("network format version {0}, this build reads version {VERSION}")]
+    #[error("network format version {0}, this build reads versions 1 and 2")]
     UnsupportedVersion(u16),
     #[error("the file ends early: {0} bytes")]
     Truncated(usize),
@@ -160,17 +161,25 @@ impl Network {
     /// The largest network file: the largest board's, with the longest provenance text.
     pub const MAX_FILE_BYTES: usize = {
         let size = MAX_BOARD_SIZE as usize;
-        HEADER_BYTES + MAX_PROVENANCE + 2 * (3 * size * size + 3) * HIDDEN + 4 * 2 + 8
+        HEADER_BYTES
+            + MAX_PROVENANCE
+            + 2 * (3 * size * size + TERM_INPUT_COUNT + 3) * HIDDEN
+            + 4 * 2
+            + 8
     };
 
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(64 + 2 * self.input_weights.len());
+        let (version, _) = VERSIONS
+            .into_iter()
+            .find(|&(_, features)| features == self.features)
+            .expect("every feature set has a version");
         bytes.extend_from_slice(&MAGIC);
-        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&version.to_le_bytes());
         bytes.push(self.variant.rules.code());
         bytes.push(self.variant.size.get());
-        bytes.extend_from_slice(&(input_count(self.variant) as u32).to_le_bytes());
+        bytes.extend_from_slice(&(self.features.input_count(self.variant) as u32).to_le_bytes());
         bytes.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
         bytes.extend_from_slice(&(QA as u16).to_le_bytes());
         bytes.extend_from_slice(&(QB as u16).to_le_bytes());
@@ -211,16 +220,17 @@ impl Network {
             return Err(NetworkError::BadMagic);
         }
         let version = reader.u16()?;
-        if version != VERSION {
-            return Err(NetworkError::UnsupportedVersion(version));
-        }
+        let (_, features) = VERSIONS
+            .into_iter()
+            .find(|&(known, _)| known == version)
+            .ok_or(NetworkError::UnsupportedVersion(version))?;
         let (rules, size) = (reader.u8()?, reader.u8()?);
         let variant = Rules::from_code(rules)
             .zip(BoardSize::new(u32::from(size)))
             .map(|(rules, size)| Variant::new(rules, size))
             .ok_or(NetworkError::BadVariant { rules, size })?;
         let (inputs, hidden, qa, qb) = (reader.u32()?, reader.u32()?, reader.u16()?, reader.u16()?);
-        let expected_inputs = input_count(variant) as u32;
+        let expected_inputs = features.input_count(variant) as u32;
         if inputs != expected_inputs
             || hidden != HIDDEN as u32
             || i32::from(qa) != QA
@@ -262,6 +272,7 @@ impl Network {
         }
         let mut network = Network {
             variant,
+            features,
             scale: i32::try_from(scale).map_err(|_| NetworkError::WeightOutOfRange)?,
             provenance: Provenance {
                 generation,
@@ -344,7 +355,12 @@ mod tests {
     }
 
     fn network() -> Network {
-        Network::seeded(Variant::standard(Rules::Tablut), 9, provenance())
+        Network::seeded(
+            Variant::standard(Rules::Tablut),
+            FeatureSet::PiecesAndTerms,
+            9,
+            provenance(),
+        )
     }
 
     #[test]
@@ -353,6 +369,30 @@ mod tests {
         let read = Network::from_bytes(&network.to_bytes()).expect("our own file");
         assert_eq!(read, network);
         assert_eq!(read.provenance, provenance());
+    }
+
+    /// A network of the pieces alone is a version 1 file, as every network before the terms was.
+    #[test]
+    fn a_network_of_the_pieces_alone_is_version_1() {
+        let pieces = Network::seeded(
+            Variant::standard(Rules::Copenhagen),
+            FeatureSet::Pieces,
+            4,
+            provenance(),
+        );
+        let bytes = pieces.to_bytes();
+        assert_eq!(bytes[8..10], 1u16.to_le_bytes());
+        assert_eq!(network().to_bytes()[8..10], 2u16.to_le_bytes());
+        let read = Network::from_bytes(&bytes).expect("our own file");
+        assert_eq!(read.features(), FeatureSet::Pieces);
+        assert_eq!(read, pieces);
+        // The same weights under the other version's header are refused by their count.
+        let mut relabelled = bytes.clone();
+        relabelled[8..10].copy_from_slice(&2u16.to_le_bytes());
+        assert!(matches!(
+            Network::from_bytes(&resealed(relabelled)),
+            Err(NetworkError::Architecture { .. })
+        ));
     }
 
     #[test]
@@ -480,6 +520,7 @@ mod tests {
         // The largest board with the longest text is exactly the largest file.
         let largest = Network::seeded(
             Variant::new(Rules::Copenhagen, BoardSize::Thirteen),
+            FeatureSet::PiecesAndTerms,
             1,
             Provenance {
                 text: "x".repeat(MAX_PROVENANCE),

@@ -3,10 +3,13 @@
 //!
 //! One network serves one variant (rules and board size). Inputs are one-hot:
 //! each piece kind (attacker, defender, king) on each square, `3 × size²` of
-//! them; a position has a few dozen set (`features.rs`). They feed one hidden
-//! layer of [`HIDDEN`] clipped-ReLU units, kept as an `i16` accumulator that a
-//! move updates by adding and removing the rows of the pieces that changed
-//! (`accumulator.rs`). The side to move picks one of two output rows (an
+//! them, a few dozen set in a position, and for a network of
+//! [`FeatureSet::PiecesAndTerms`] 59 more: the classic evaluation's counts of
+//! the king's routes, the attackers' ring and the edge fort, in buckets
+//! (`features.rs`). They feed one hidden layer of [`HIDDEN`] clipped-ReLU
+//! units, kept as an `i16` accumulator that a move updates by adding and
+//! removing the rows of the pieces that changed (`accumulator.rs`); the
+//! terms' few rows are added where a position is evaluated. The side to move picks one of two output rows (an
 //! output bucket per side), so the accumulator does not change when the move
 //! passes. The output, times the network's `scale`, is the score in
 //! hundredths of an attacker from the side to move's view (`network.rs`).
@@ -30,6 +33,7 @@ mod network;
 mod networks;
 
 pub(crate) use accumulator::Accumulator;
+pub use features::FeatureSet;
 pub use format::{NetworkError, NetworkFileError, NetworkFileErrorKind};
 pub(crate) use network::HIDDEN;
 pub use network::{Network, Provenance};
@@ -37,6 +41,6 @@ pub use networks::Networks;
 // What training builds a network from (`crate::lab::train`): compiled with the lab only.
 #[cfg(feature = "lab")]
 pub(crate) use {
-    features::{input_count, input_index, inputs},
+    features::{piece_input, term_inputs},
     network::WEIGHT_CLIP,
 };

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::features::FeatureSet;
 use crate::rules::{BySide, Side, Variant};
 
 /// Hidden units.
@@ -33,6 +34,7 @@ pub struct Provenance {
 #[derive(Clone, PartialEq)]
 pub struct Network {
     pub(super) variant: Variant,
+    pub(super) features: FeatureSet,
     /// Score per unit of output.
     pub(super) scale: i32,
     pub provenance: Provenance,
@@ -48,6 +50,7 @@ impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Network")
             .field("variant", &self.variant)
+            .field("features", &self.features)
             .field("scale", &self.scale)
             .field("provenance", &self.provenance)
             .finish_non_exhaustive()
@@ -58,10 +61,12 @@ impl Network {
     /// A network from its parts: float weights (already clipped) are quantised here (training's
     /// last step).
     ///
-    /// `input_weights` holds `input_count(variant) × HIDDEN` values, one row per input.
+    /// `input_weights` holds `features.input_count(variant) × HIDDEN` values, one row per input.
     #[cfg(feature = "lab")]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn quantise(
         variant: Variant,
+        features: FeatureSet,
         scale: i32,
         provenance: Provenance,
         input_weights: &[f32],
@@ -75,6 +80,7 @@ impl Network {
         };
         Network {
             variant,
+            features,
             scale: scale.max(1),
             provenance,
             input_weights: input_weights
@@ -92,6 +98,11 @@ impl Network {
 
     pub fn variant(&self) -> Variant {
         self.variant
+    }
+
+    /// What the network sees.
+    pub fn features(&self) -> FeatureSet {
+        self.features
     }
 
     /// Score (hundredths of an attacker) per unit of the network's output.
@@ -129,7 +140,12 @@ impl Network {
 #[cfg(test)]
 impl Network {
     /// A network of small seeded weights, for the tests of what reads or runs one.
-    pub(crate) fn seeded(variant: Variant, seed: u64, provenance: Provenance) -> Network {
+    pub(crate) fn seeded(
+        variant: Variant,
+        features: FeatureSet,
+        seed: u64,
+        provenance: Provenance,
+    ) -> Network {
         let mut state = seed;
         let mut within = |spread: i16| {
             state = crate::rules::splitmix(state);
@@ -137,9 +153,10 @@ impl Network {
         };
         Network {
             variant,
+            features,
             scale: 400,
             provenance,
-            input_weights: (0..super::features::input_count(variant) * HIDDEN)
+            input_weights: (0..features.input_count(variant) * HIDDEN)
                 .map(|_| within(QA as i16 / 10))
                 .collect(),
             hidden_bias: std::array::from_fn(|_| QA as i16 / 4 + within(QA as i16 / 4)),
@@ -163,6 +180,7 @@ mod tests {
     fn an_engine_uses_its_network_on_its_variant_only() {
         let network = Network::seeded(
             Variant::standard(Rules::Tablut),
+            FeatureSet::PiecesAndTerms,
             9,
             Provenance {
                 generation: 3,

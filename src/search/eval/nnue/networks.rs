@@ -145,6 +145,7 @@ impl fmt::Debug for Networks {
 mod tests {
     use super::*;
     use crate::search::Provenance;
+    use crate::search::eval::nnue::FeatureSet;
 
     fn provenance() -> Provenance {
         Provenance {
@@ -178,7 +179,7 @@ mod tests {
         let directory = std::env::temp_dir();
         let path = |name: &str| directory.join(format!("tafl-{}-{name}", std::process::id()));
         let (first, second) = (path("a.nnue"), path("b.nnue"));
-        let network = Network::seeded(tablut, 3, provenance());
+        let network = Network::seeded(tablut, FeatureSet::Pieces, 3, provenance());
         std::fs::write(&first, network.to_bytes()).expect("a temporary file");
         std::fs::write(&second, network.to_bytes()).expect("a temporary file");
         let one = Networks::built_in_replaced_by(std::slice::from_ref(&first));
@@ -210,13 +211,23 @@ mod tests {
         let before = networks.iter().count();
         assert!(
             networks
-                .insert(Arc::new(Network::seeded(fetlar, 1, provenance())))
+                .insert(Arc::new(Network::seeded(
+                    fetlar,
+                    FeatureSet::Pieces,
+                    1,
+                    provenance()
+                )))
                 .is_none()
         );
-        let replaced = networks.insert(Arc::new(Network::seeded(fetlar, 2, provenance())));
+        let replaced = networks.insert(Arc::new(Network::seeded(
+            fetlar,
+            FeatureSet::PiecesAndTerms,
+            2,
+            provenance(),
+        )));
         assert_eq!(
             replaced.map(|n| n.as_ref().clone()),
-            Some(Network::seeded(fetlar, 1, provenance()))
+            Some(Network::seeded(fetlar, FeatureSet::Pieces, 1, provenance()))
         );
         assert_eq!(networks.iter().count(), before + 1);
     }
