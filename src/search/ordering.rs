@@ -163,7 +163,7 @@ pub(crate) fn static_order(
 ) -> i32 {
     let from = index_of(mv.from);
     let to = index_of(mv.to);
-    let piece = board.cells[from];
+    let piece = board.cell(from);
     let mut score = 0;
     if piece == KING {
         if board.is_corner(to) {
@@ -203,7 +203,7 @@ fn count_captures(board: &Mailbox, piece: u8, from: usize, to: usize) -> i32 {
         let Some(victim) = board.step(to, direction) else {
             continue;
         };
-        let victim_piece = board.cells[victim];
+        let victim_piece = board.cell(victim);
         let is_enemy = if mover_is_attacker {
             victim_piece == DEFENDER
         } else {
@@ -218,7 +218,7 @@ fn count_captures(board: &Mailbox, piece: u8, from: usize, to: usize) -> i32 {
         let beyond_piece = if beyond == from {
             EMPTY
         } else {
-            board.cells[beyond]
+            board.cell(beyond)
         };
         let hostile = if mover_is_attacker {
             beyond_piece == ATTACKER

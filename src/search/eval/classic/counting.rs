@@ -218,7 +218,7 @@ fn corner_guards(board: &Mailbox, king_region: Bitboard, tally: &mut impl Tally)
                 .filter(|&&(dfile, drank)| {
                     let file = corner_file + dfile * toward_file;
                     let rank = corner_rank + drank * toward_rank;
-                    board.cells[board.at(file as usize, rank as usize)] == ATTACKER
+                    board.cell(board.at(file as usize, rank as usize)) == ATTACKER
                 })
                 .count() as i32
         };
@@ -241,7 +241,7 @@ fn edge_fort(board: &Mailbox, tally: &mut impl Tally) {
                 continue;
             }
             if let Some(next) = board.step(king, (dfile, drank)) {
-                match board.cells[next] {
+                match board.cell(next) {
                     DEFENDER => tally.add(Term::FortWallDefender, -1),
                     ATTACKER => tally.add(Term::FortAttackerNear, 1),
                     _ => {}

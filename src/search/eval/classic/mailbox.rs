@@ -1,14 +1,14 @@
-//! A mailbox copy of a position for the evaluation, the move ordering and
-//! the search's tactical shortcuts.
+//! A view of a position for the evaluation, the move ordering and the
+//! search's tactical shortcuts.
 //!
-//! Built once per evaluated node from the rules' bitboards (a few dozen
-//! pieces), it answers "what stands on this square" in one load, which the
-//! ray walks of the evaluation want, and keeps each side as a small bitset
-//! for the flood fills of the cordon terms. Its cells are numbered as the
-//! bitboards' bits ([`Square`]'s index: rank × 16 + file), so a step is an
-//! addition and a file or rank a mask, never a division. It knows only the
-//! geometry the rules publish (throne, corners, edge, who may pass what),
-//! never the rules' logic.
+//! Built at every node from the rules' bitboards (a copy of a few words),
+//! it answers "what stands on this square" ([`Mailbox::cell`]) with a bit
+//! test or two, which the ray walks of the evaluation want, and keeps each
+//! side as a bitset for the flood fills of the cordon terms. Its cells are
+//! numbered as the bitboards' bits ([`Square`]'s index: rank × 16 + file), so
+//! a step is an addition and a file or rank a mask, never a division. It
+//! knows only the geometry the rules publish (throne, corners, edge, who may
+//! pass what), never the rules' logic.
 
 use arrayvec::ArrayVec;
 
@@ -28,12 +28,14 @@ const DIRECTIONS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 #[derive(Clone)]
 pub(crate) struct Mailbox {
     pub size: usize,
-    pub cells: [u8; CELLS],
     pub king: Option<usize>,
     pub rules: Rules,
     pub side_to_move: Side,
     pub attackers: Bitboard,
+    /// The defenders, not the king.
     pub defenders: Bitboard,
+    /// Every piece, the king among them.
+    occupied: Bitboard,
     pub attacker_count: i32,
     pub defender_count: i32,
     pub throne: usize,
@@ -59,10 +61,14 @@ impl Mailbox {
         let variant = position.variant();
         let size = variant.size.get() as usize;
         let geometry = position.geometry();
-        let mut board = Mailbox {
+        Mailbox {
             size,
-            cells: [EMPTY; CELLS],
-            king: None,
+            occupied: position.attackers()
+                | position.defenders()
+                | position
+                    .king()
+                    .map_or(Bitboard::EMPTY, Bitboard::from_square),
+            king: position.king().map(index_of),
             rules: variant.rules,
             side_to_move: position.side_to_move(),
             attackers: position.attackers(),
@@ -72,19 +78,22 @@ impl Mailbox {
             throne: (size / 2) * 16 + size / 2,
             on_board: geometry.board,
             edge: geometry.edge,
-        };
-        for square in position.attackers().squares() {
-            board.cells[index_of(square)] = ATTACKER;
         }
-        for square in position.defenders().squares() {
-            board.cells[index_of(square)] = DEFENDER;
+    }
+
+    /// What stands on cell `index`: [`EMPTY`], [`ATTACKER`], [`DEFENDER`] or [`KING`].
+    #[inline]
+    pub fn cell(&self, index: usize) -> u8 {
+        let square = square_of(index);
+        if !self.occupied.contains(square) {
+            EMPTY
+        } else if self.attackers.contains(square) {
+            ATTACKER
+        } else if self.defenders.contains(square) {
+            DEFENDER
+        } else {
+            KING
         }
-        if let Some(square) = position.king() {
-            let index = index_of(square);
-            board.cells[index] = KING;
-            board.king = Some(index);
-        }
-        board
     }
 
     #[inline]
@@ -135,7 +144,7 @@ impl Mailbox {
     /// Is `index` empty for the king sliding from `from` (his own square counts as empty)?
     #[inline]
     fn free_for_king(&self, index: usize, from: usize) -> bool {
-        self.cells[index] == EMPTY || self.cells[index] == KING || index == from
+        self.cell(index) == EMPTY || self.cell(index) == KING || index == from
     }
 
     /// Corners the king would have an open line to if he stood on `from`
@@ -203,7 +212,7 @@ impl Mailbox {
             let mut current = king;
             let mut open = true;
             while let Some(next) = self.step(current, direction) {
-                if self.cells[next] != EMPTY {
+                if self.cell(next) != EMPTY {
                     open = false;
                     break;
                 }
@@ -227,7 +236,7 @@ impl Mailbox {
         for direction in DIRECTIONS {
             let mut current = king;
             while let Some(next) = self.step(current, direction) {
-                if self.cells[next] != EMPTY {
+                if self.cell(next) != EMPTY {
                     break;
                 }
                 visit(next);
@@ -238,13 +247,13 @@ impl Mailbox {
 
     /// Can an attacker slide to the empty square `target` this move?
     pub fn attacker_can_reach(&self, target: usize) -> bool {
-        if self.cells[target] != EMPTY || self.is_corner(target) || target == self.throne {
+        if self.cell(target) != EMPTY || self.is_corner(target) || target == self.throne {
             return false;
         }
         for direction in DIRECTIONS {
             let mut current = target;
             while let Some(next) = self.step(current, direction) {
-                match self.cells[next] {
+                match self.cell(next) {
                     ATTACKER => return true,
                     EMPTY if next == self.throne && !self.rules.throne_bars_soldiers() => {
                         current = next;
@@ -265,8 +274,8 @@ impl Mailbox {
             // Tablut counts the board's edge as a side; elsewhere an edge king is safe (checked by the caller).
             None => !self.rules.edge_shields_king(),
             Some(index) => {
-                self.cells[index] == ATTACKER
-                    || (index == self.throne && self.cells[index] == EMPTY)
+                self.cell(index) == ATTACKER
+                    || (index == self.throne && self.cell(index) == EMPTY)
                     || (!self.rules.edge_shields_king() && self.is_corner(index))
             }
         }
@@ -287,7 +296,7 @@ impl Mailbox {
             if self.hostile_to_king(neighbour) {
                 hostile += 1;
             } else if let Some(index) = neighbour
-                && self.cells[index] == EMPTY
+                && self.cell(index) == EMPTY
             {
                 open = Some(index);
             }
