@@ -42,6 +42,7 @@ pub(crate) struct Mailbox {
     /// Every square of the board.
     pub on_board: Bitboard,
     pub edge: Bitboard,
+    pub corners: Bitboard,
 }
 
 /// The cell of a square: its bit in a [`Bitboard`].
@@ -78,6 +79,7 @@ impl Mailbox {
             throne: (size / 2) * 16 + size / 2,
             on_board: geometry.board,
             edge: geometry.edge,
+            corners: geometry.corners,
         }
     }
 

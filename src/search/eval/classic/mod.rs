@@ -15,6 +15,8 @@ mod weights;
 
 pub use counting::evaluate;
 pub(crate) use counting::{TermCounts, evaluate_board};
-pub(crate) use mailbox::{ATTACKER, CELLS, DEFENDER, EMPTY, KING, Mailbox, index_of, square_of};
+#[cfg(test)]
+pub(crate) use mailbox::DEFENDER;
+pub(crate) use mailbox::{ATTACKER, CELLS, EMPTY, KING, Mailbox, index_of, square_of};
 pub use term::Term;
 pub use weights::{Weights, WeightsError};
