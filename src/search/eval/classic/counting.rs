@@ -180,7 +180,7 @@ fn king_danger(board: &Mailbox, tally: &mut impl Tally) {
 
 /// The cordon: the king and defenders cut off from the edge.
 fn encirclement(board: &Mailbox, king_region: Bitboard, tally: &mut impl Tally) {
-    let open = board.open_to_edge();
+    let open = board.open_to_edge(king_region);
     tally.add(
         Term::DefenderEnclosed,
         board.defenders.minus(open).len() as i32,

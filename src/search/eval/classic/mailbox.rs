@@ -330,10 +330,20 @@ impl Mailbox {
         }
     }
 
-    /// Squares reachable from the edge by orthogonal steps through squares holding no attacker.
+    /// Squares reachable from the edge by orthogonal steps through squares holding no attacker,
+    /// given the king's pocket ([`Mailbox::king_pocket`]): that is one region, open if it touches
+    /// the edge, so only the rest of the board is flooded (nothing, when the attackers have not
+    /// split it yet, or a few corner pockets).
     #[inline]
-    pub fn open_to_edge(&self) -> Bitboard {
-        self.edge.flood(self.on_board.minus(self.attackers))
+    pub fn open_to_edge(&self, king_pocket: Bitboard) -> Bitboard {
+        let rest = self
+            .edge
+            .flood(self.on_board.minus(self.attackers | king_pocket));
+        if king_pocket.intersects(self.edge) {
+            rest | king_pocket
+        } else {
+            rest
+        }
     }
 
     /// The king's pocket: squares he reaches by orthogonal steps through squares holding no attacker.
@@ -383,6 +393,8 @@ mod tests {
                                 .is_some_and(|king| board.open_corner_lines(king) != 0),
                         };
                         assert_eq!(winning, shortcut, "{position}");
+                        let open = board.edge.flood(board.on_board.minus(board.attackers));
+                        assert_eq!(board.open_to_edge(board.king_pocket()), open, "{position}");
                         checked += 1;
                         let mv = moves[next(moves.len())];
                         game.play_move(mv).expect("legal");

@@ -87,7 +87,7 @@ mod tests {
     use crate::search::Provenance;
 
     /// Random games on every variant: after every move (and every pass) the incremental accumulator
-    /// equals the one summed from scratch.
+    /// equals the one summed from scratch, and so does the evaluation with the terms.
     #[test]
     fn incremental_updates_equal_a_full_recomputation_on_every_variant() {
         let mut state = 5u64;
@@ -97,7 +97,7 @@ mod tests {
                 let variant = Variant::new(rules, BoardSize::new(size).expect("size"));
                 let network = Network::seeded(
                     variant,
-                    FeatureSet::Pieces,
+                    FeatureSet::PiecesAndTerms,
                     u64::from(size),
                     Provenance {
                         generation: 0,
@@ -120,7 +120,13 @@ mod tests {
                             captures += 1;
                         }
                         accumulator = accumulator.after(&network, &position, &child);
-                        assert_eq!(accumulator, Accumulator::new(&network, &child), "{child}");
+                        let fresh = Accumulator::new(&network, &child);
+                        assert_eq!(accumulator, fresh, "{child}");
+                        let board = Mailbox::new(&child);
+                        assert_eq!(
+                            accumulator.evaluate(&network, &board),
+                            fresh.evaluate(&network, &board)
+                        );
                         let passed = child.passed();
                         assert_eq!(
                             accumulator.after(&network, &child, &passed),
