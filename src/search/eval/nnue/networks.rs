@@ -24,6 +24,7 @@ macro_rules! built_in {
 /// "Generations"). Every other variant plays with the classic evaluation.
 const BUILT_IN: &[(Variant, &str, &[u8])] = &[
     built_in!(Copenhagen, Eleven, "copenhagen-11x11.nnue"),
+    built_in!(Copenhagen, Thirteen, "copenhagen-13x13.nnue"),
     built_in!(Tablut, Nine, "tablut-9x9.nnue"),
 ];
 
