@@ -38,6 +38,11 @@ pub struct MatchArgs {
     /// Games to play (rounded up to an even number: both colours per opening).
     #[arg(long, default_value_t = 40)]
     pub games: u32,
+    /// The first game to play, from 1: a match stopped after game N goes on with `--from-game
+    /// N+1` and the same other options, playing the games (openings, colours and seeds) the
+    /// whole match would have; the score counts only the games this run plays.
+    #[arg(long, default_value_t = 1)]
+    pub from_game: u32,
     /// Time per move, ms, for both players (0: the levels' own budgets).
     #[arg(long, default_value_t = 200)]
     pub movetime: u64,
@@ -114,6 +119,8 @@ pub enum MatchError {
     BadWeights { path: String, reason: String },
     #[error("cannot write the games to {path}: {reason}")]
     Record { path: String, reason: String },
+    #[error("--from-game {from}: the match has games 1 to {games}")]
+    FromGame { from: u32, games: u32 },
 }
 
 /// A player as the command line gives it: how it searches, and what searches.
@@ -261,7 +268,14 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         Seat::new(&spec_b, variant, args.hash_mb)?,
     ];
     let games = args.games.div_ceil(2) * 2;
-    let threads = args.threads.clamp(1, games.max(1) as usize);
+    if args.from_game == 0 || args.from_game > games.max(1) {
+        return Err(MatchError::FromGame {
+            from: args.from_game,
+            games,
+        });
+    }
+    let first = args.from_game - 1;
+    let threads = args.threads.clamp(1, (games - first).max(1) as usize);
     // Each thread its own pair of players: a server player's connection is its thread's.
     let mut tables = Vec::with_capacity(threads);
     for _ in 0..threads {
@@ -271,7 +285,12 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         ]);
     }
     println!(
-        "match {spec_a} (A) vs {spec_b} (B), {variant}, {games} games, {} openings",
+        "match {spec_a} (A) vs {spec_b} (B), {variant}, {}, {} openings",
+        if first == 0 {
+            format!("{games} games")
+        } else {
+            format!("games {} to {games}", first + 1)
+        },
         match args.openings {
             OpeningKind::Random => "random",
             OpeningKind::Real => "real",
@@ -290,7 +309,7 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
                 })?,
         )),
     };
-    let next_game = AtomicU32::new(0);
+    let next_game = AtomicU32::new(first);
     let summary = Mutex::new(MatchSummary::default());
     std::thread::scope(|scope| {
         for [mut a, mut b] in tables {
@@ -581,6 +600,7 @@ mod tests {
             a: spec(a),
             b: spec(b),
             games,
+            from_game: 1,
             movetime: 0,
             variant: VariantArgs { rules, size: None },
             openings: OpeningKind::Random,
@@ -606,6 +626,29 @@ mod tests {
         .expect("a match");
         assert_eq!(summary.games, 4);
         assert_eq!(summary.wins + summary.draws + summary.losses, 4);
+    }
+
+    #[test]
+    fn a_resumed_match_plays_only_the_games_left() {
+        let mut resumed = args("level=10,depth=1", "level=10,depth=1", 6, Rules::Tablut, 2);
+        resumed.from_game = 5;
+        let summary = run(&resumed).expect("games 5 and 6");
+        assert_eq!(summary.games, 2);
+        for from_game in [0, 7] {
+            resumed.from_game = from_game;
+            let error = run(&resumed).expect_err("no such game");
+            assert_eq!(
+                error,
+                MatchError::FromGame {
+                    from: from_game,
+                    games: 6
+                }
+            );
+            assert_eq!(
+                error.to_string(),
+                format!("--from-game {from_game}: the match has games 1 to 6")
+            );
+        }
     }
 
     #[test]

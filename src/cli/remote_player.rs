@@ -258,6 +258,7 @@ mod tests {
                 .parse()
                 .expect("a player"),
             games: 2,
+            from_game: 1,
             movetime: 0,
             variant: VariantArgs {
                 rules: Rules::Copenhagen,

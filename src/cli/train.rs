@@ -23,9 +23,10 @@ pub struct TrainArgs {
     /// The variant whose positions are trained on.
     #[command(flatten)]
     variant: VariantArgs,
-    /// What the network sees: the pieces (a version 1 file), or the pieces and the classic
-    /// evaluation's counts of the king's routes, the attackers' ring and the edge fort (version 2).
-    #[arg(long, value_enum, default_value_t = Features::Pieces)]
+    /// What the network sees: the pieces and the classic evaluation's counts of the king's
+    /// routes, the attackers' ring and the edge fort (a version 2 file), or the pieces alone
+    /// (version 1, as generations 0 and 1 of Copenhagen 11×11 and Tablut 9×9 were trained).
+    #[arg(long, value_enum, default_value_t = Features::PiecesAndTerms)]
     features: Features,
     #[arg(long, default_value_t = 8)]
     epochs: u32,
