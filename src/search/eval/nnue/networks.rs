@@ -25,6 +25,7 @@ macro_rules! built_in {
 const BUILT_IN: &[(Variant, &str, &[u8])] = &[
     built_in!(Copenhagen, Eleven, "copenhagen-11x11.nnue"),
     built_in!(Copenhagen, Thirteen, "copenhagen-13x13.nnue"),
+    built_in!(Fetlar, Eleven, "fetlar-11x11.nnue"),
     built_in!(Tablut, Nine, "tablut-9x9.nnue"),
 ];
 
@@ -207,13 +208,13 @@ mod tests {
 
     #[test]
     fn inserting_replaces_the_network_of_its_variant_only() {
-        let fetlar = Variant::standard(Rules::Fetlar);
+        let copenhagen_nine = Variant::new(Rules::Copenhagen, BoardSize::Nine);
         let mut networks = Networks::built_in();
         let before = networks.iter().count();
         assert!(
             networks
                 .insert(Arc::new(Network::seeded(
-                    fetlar,
+                    copenhagen_nine,
                     FeatureSet::Pieces,
                     1,
                     provenance()
@@ -221,14 +222,19 @@ mod tests {
                 .is_none()
         );
         let replaced = networks.insert(Arc::new(Network::seeded(
-            fetlar,
+            copenhagen_nine,
             FeatureSet::PiecesAndTerms,
             2,
             provenance(),
         )));
         assert_eq!(
             replaced.map(|n| n.as_ref().clone()),
-            Some(Network::seeded(fetlar, FeatureSet::Pieces, 1, provenance()))
+            Some(Network::seeded(
+                copenhagen_nine,
+                FeatureSet::Pieces,
+                1,
+                provenance()
+            ))
         );
         assert_eq!(networks.iter().count(), before + 1);
     }
