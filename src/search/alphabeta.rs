@@ -19,9 +19,9 @@
 
 use arrayvec::ArrayVec;
 
-use super::eval::Evaluator;
 use super::eval::classic::{Mailbox, evaluate_board, index_of, square_of};
 use super::eval::nnue::{Accumulator, HIDDEN};
+use super::eval::{EvalCache, Evaluator};
 use super::limits::Clock;
 use super::ordering::{History, MovePicker};
 use super::params::*;
@@ -34,6 +34,7 @@ pub(crate) struct Workspace {
     pub table: Table,
     history: History,
     accumulators: Vec<Accumulator>,
+    scores: EvalCache,
 }
 
 impl Workspace {
@@ -42,6 +43,7 @@ impl Workspace {
             table: Table::new(hash_mb),
             history: History::new(),
             accumulators: Vec::new(),
+            scores: EvalCache::new(),
         }
     }
 }
@@ -72,6 +74,8 @@ pub(crate) struct Searcher<'a> {
     evaluator: Evaluator<'a>,
     /// The network's accumulator of the position at each ply of the path (unused when classic).
     accumulators: &'a mut [Accumulator],
+    /// The static scores given so far in this search.
+    scores: &'a mut EvalCache,
     noise: i32,
     seed: u64,
     /// Hashes of the game's positions since the last capture, before the root.
@@ -101,6 +105,7 @@ impl<'a> Searcher<'a> {
                 .resize(MAX_PLY + 2, Accumulator([0; HIDDEN]));
         }
         workspace.history.clear();
+        workspace.scores.new_search();
         let pv = (0..=MAX_PLY)
             .map(|_| PvLine {
                 moves: [None; MAX_PLY + 1],
@@ -117,6 +122,7 @@ impl<'a> Searcher<'a> {
             rules,
             evaluator,
             accumulators: &mut workspace.accumulators,
+            scores: &mut workspace.scores,
             noise,
             seed,
             game_hashes,
@@ -247,14 +253,15 @@ impl<'a> Searcher<'a> {
 
     /// The static score of a leaf at `ply`, with the level's noise.
     #[inline]
-    fn static_eval(&self, position: &Position, board: &Mailbox, ply: usize) -> i32 {
+    fn static_eval(&mut self, position: &Position, board: &Mailbox, ply: usize) -> i32 {
         let hash = position.hash();
-        let score = match self.evaluator {
+        let (evaluator, accumulator) = (self.evaluator, &self.accumulators[..]);
+        let score = self.scores.get_or_insert(hash, || match evaluator {
             Evaluator::Classic(weights) => evaluate_board(board, weights),
-            Evaluator::Network(network) => self.accumulators[ply]
+            Evaluator::Network(network) => accumulator[ply]
                 .evaluate(network, board)
                 .clamp(-EVAL_LIMIT, EVAL_LIMIT),
-        };
+        });
         if self.noise == 0 {
             return score;
         }
