@@ -19,9 +19,9 @@
 
 use arrayvec::ArrayVec;
 
+use super::eval::Evaluator;
 use super::eval::classic::{Mailbox, evaluate_board, index_of, square_of};
 use super::eval::nnue::{Accumulator, HIDDEN};
-use super::eval::{EvalCache, Evaluator};
 use super::limits::Clock;
 use super::ordering::{History, MovePicker};
 use super::params::*;
@@ -34,7 +34,6 @@ pub(crate) struct Workspace {
     pub table: Table,
     history: History,
     accumulators: Vec<Accumulator>,
-    scores: EvalCache,
 }
 
 impl Workspace {
@@ -43,7 +42,6 @@ impl Workspace {
             table: Table::new(hash_mb),
             history: History::new(),
             accumulators: Vec::new(),
-            scores: EvalCache::new(),
         }
     }
 }
@@ -74,8 +72,6 @@ pub(crate) struct Searcher<'a> {
     evaluator: Evaluator<'a>,
     /// The network's accumulator of the position at each ply of the path (unused when classic).
     accumulators: &'a mut [Accumulator],
-    /// The static scores given so far in this search.
-    scores: &'a mut EvalCache,
     noise: i32,
     seed: u64,
     /// Hashes of the game's positions since the last capture, before the root.
@@ -105,7 +101,6 @@ impl<'a> Searcher<'a> {
                 .resize(MAX_PLY + 2, Accumulator([0; HIDDEN]));
         }
         workspace.history.clear();
-        workspace.scores.new_search();
         let pv = (0..=MAX_PLY)
             .map(|_| PvLine {
                 moves: [None; MAX_PLY + 1],
@@ -122,7 +117,6 @@ impl<'a> Searcher<'a> {
             rules,
             evaluator,
             accumulators: &mut workspace.accumulators,
-            scores: &mut workspace.scores,
             noise,
             seed,
             game_hashes,
@@ -253,15 +247,14 @@ impl<'a> Searcher<'a> {
 
     /// The static score of a leaf at `ply`, with the level's noise.
     #[inline]
-    fn static_eval(&mut self, position: &Position, board: &Mailbox, ply: usize) -> i32 {
+    fn static_eval(&self, position: &Position, board: &Mailbox, ply: usize) -> i32 {
         let hash = position.hash();
-        let (evaluator, accumulator) = (self.evaluator, &self.accumulators[..]);
-        let score = self.scores.get_or_insert(hash, || match evaluator {
+        let score = match self.evaluator {
             Evaluator::Classic(weights) => evaluate_board(board, weights),
-            Evaluator::Network(network) => accumulator[ply]
+            Evaluator::Network(network) => self.accumulators[ply]
                 .evaluate(network, board)
                 .clamp(-EVAL_LIMIT, EVAL_LIMIT),
-        });
+        };
         if self.noise == 0 {
             return score;
         }

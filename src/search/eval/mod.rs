@@ -1,14 +1,11 @@
 //! The evaluation: how the search scores a leaf. Two rooms: `classic/`
 //! (hand-set terms and their weights, and the mailbox they are counted on)
 //! and `nnue/` (the network: features, weights, the accumulator, the file
-//! format). Either knows nothing of the search around it; `cache.rs` keeps
-//! the scores either gave during one search.
+//! format). Either knows nothing of the search around it.
 
-mod cache;
 pub(crate) mod classic;
 pub(crate) mod nnue;
 
-pub(crate) use cache::EvalCache;
 use classic::Weights;
 use nnue::Network;
 
