@@ -174,8 +174,8 @@ pub struct ServeArgs {
     /// Evaluation network file (as `tafl train` writes it), played on games of its variant; repeat
     /// for other variants (one file each; the variable takes a comma-separated list). Unset: the
     /// built-in networks on Copenhagen 11×11 and 13×13, Fetlar 11×11 and Tablut 9×9, the classic
-    /// evaluation on every other variant. A file that cannot be read or is no network this build runs, or a
-    /// second file for one variant, stops the server at start (exit code 2).
+    /// evaluation on every other variant. A file that cannot be read or is no network this build
+    /// runs, or a second file for one variant, stops the server at start (exit code 2).
     #[arg(long, env = "TAFL_EVAL_NET", value_delimiter = ',')]
     eval_net: Vec<PathBuf>,
 }
