@@ -82,8 +82,19 @@ async fn expired_deadlines_are_deadline_exceeded_on_every_rpc() {
     ];
     for (method, body) in calls {
         let path = format!("/tafl.v1.TaflService/{method}");
-        let Answer { status, .. } =
-            grpc_call(server.addr, &path, &[("grpc-timeout", EXPIRED)], &body).await;
+        // An answer ready at the call's first poll is sent even past its deadline
+        // (transport/deadline.rs): a replay that ends while the runtime thread waits for a core
+        // is one. So a call may be answered once, on a busy machine, but not three times.
+        let mut status = tonic::Status::ok("");
+        for _ in 0..3 {
+            let Answer {
+                status: answered, ..
+            } = grpc_call(server.addr, &path, &[("grpc-timeout", EXPIRED)], &body).await;
+            status = answered;
+            if status.code() != Code::Ok {
+                break;
+            }
+        }
         assert_eq!(
             status.code(),
             Code::DeadlineExceeded,
