@@ -178,15 +178,26 @@ fn king_danger(board: &Mailbox, tally: &mut impl Tally) {
     }
 }
 
-/// The cordon: the king and defenders cut off from the edge.
+/// The cordon: the king and defenders cut off from the edge. The king's pocket is one region,
+/// open if it touches the edge; the rest of the board is flooded only for defenders outside it.
 fn encirclement(board: &Mailbox, king_region: Bitboard, tally: &mut impl Tally) {
-    let open = board.open_to_edge(king_region);
+    let king_open = king_region.intersects(board.edge);
+    let outside = board.defenders.minus(king_region);
+    let enclosed_outside = if outside.is_empty() {
+        0
+    } else {
+        outside.minus(board.open_to_edge(king_region)).len()
+    };
+    let enclosed_inside = if king_open {
+        0
+    } else {
+        (board.defenders & king_region).len()
+    };
     tally.add(
         Term::DefenderEnclosed,
-        board.defenders.minus(open).len() as i32,
+        (enclosed_inside + enclosed_outside) as i32,
     );
-    let king = board.king.expect("checked by the caller");
-    if !open.contains(square_of(king)) {
+    if !king_open {
         let area = (board.size * board.size) as i32;
         let pocket = king_region.len() as i32;
         tally.add(Term::KingEnclosed, 1);
@@ -248,5 +259,85 @@ fn edge_fort(board: &Mailbox, tally: &mut impl Tally) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{BoardSize, Game, PositionText, Rules, Square, Variant, splitmix};
+
+    /// `encirclement`'s counts against their plain definition: the defenders and the king that no
+    /// path of squares without attackers links to the edge. Returns the defenders cut off.
+    fn check_the_cordon(position: &Position) -> i32 {
+        let board = Mailbox::new(position);
+        let Some(king) = board.king else { return 0 };
+        let mut counts = TermCounts::default();
+        encirclement(&board, board.king_pocket(), &mut counts);
+        let open = board.edge.flood(board.on_board.minus(board.attackers));
+        let cut_off = board.defenders.minus(open).len() as i32;
+        assert_eq!(counts.0[Term::DefenderEnclosed as usize], cut_off, "{position}");
+        let king_cut_off = !open.contains(square_of(king));
+        assert_eq!(
+            counts.0[Term::KingEnclosed as usize],
+            i32::from(king_cut_off),
+            "{position}"
+        );
+        cut_off
+    }
+
+    /// The cordon, which floods the rest of the board only for defenders outside the king's
+    /// pocket, equals its plain definition in the real games and on random placements on every
+    /// board, dense enough in attackers to close many cordons.
+    #[test]
+    fn the_cordon_equals_its_plain_definition() {
+        let games = include_str!("../../../../tests/data/copenhagen-games.csv");
+        for line in games.lines() {
+            let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+            for text in line.split(',').next().unwrap_or_default().split_whitespace() {
+                check_the_cordon(game.position());
+                if game.play(text).is_err() {
+                    break;
+                }
+            }
+        }
+        let mut state = 11u64;
+        let mut cut_off = 0;
+        for size in BoardSize::ALL {
+            let variant = Variant::new(Rules::Copenhagen, size);
+            let geometry = size.geometry();
+            let squares: Vec<Square> = geometry
+                .board
+                .minus(geometry.corners)
+                .without(geometry.throne)
+                .iter()
+                .collect();
+            for _ in 0..2000 {
+                let mut setup = PositionText {
+                    size,
+                    attackers: Bitboard::EMPTY,
+                    defenders: Bitboard::EMPTY,
+                    kings: Bitboard::EMPTY,
+                    side_to_move: Side::Attackers,
+                };
+                for &square in &squares {
+                    state = splitmix(state);
+                    match state % 20 {
+                        0..=8 => setup.attackers = setup.attackers.with(square),
+                        9..=11 => setup.defenders = setup.defenders.with(square),
+                        _ => {}
+                    }
+                }
+                state = splitmix(state);
+                let king = squares[(state % squares.len() as u64) as usize];
+                setup.attackers = setup.attackers.without(king);
+                setup.defenders = setup.defenders.without(king);
+                setup.kings = Bitboard::from_square(king);
+                if let Ok(position) = Position::from_setup(&setup, variant) {
+                    cut_off += check_the_cordon(&position);
+                }
+            }
+        }
+        assert!(cut_off > 1000, "only {cut_off} cut-off defenders met");
     }
 }
