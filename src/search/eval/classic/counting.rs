@@ -276,7 +276,11 @@ mod tests {
         encirclement(&board, board.king_pocket(), &mut counts);
         let open = board.edge.flood(board.on_board.minus(board.attackers));
         let cut_off = board.defenders.minus(open).len() as i32;
-        assert_eq!(counts.0[Term::DefenderEnclosed as usize], cut_off, "{position}");
+        assert_eq!(
+            counts.0[Term::DefenderEnclosed as usize],
+            cut_off,
+            "{position}"
+        );
         let king_cut_off = !open.contains(square_of(king));
         assert_eq!(
             counts.0[Term::KingEnclosed as usize],
@@ -294,7 +298,12 @@ mod tests {
         let games = include_str!("../../../../tests/data/copenhagen-games.csv");
         for line in games.lines() {
             let mut game = Game::new(Variant::standard(Rules::Copenhagen));
-            for text in line.split(',').next().unwrap_or_default().split_whitespace() {
+            for text in line
+                .split(',')
+                .next()
+                .unwrap_or_default()
+                .split_whitespace()
+            {
                 check_the_cordon(game.position());
                 if game.play(text).is_err() {
                     break;

@@ -64,17 +64,13 @@ impl Accumulator {
     }
 
     /// The score of `board` (the position of this accumulator) from the side to move's view: for a
-    /// network that sees the terms, their rows are added to a copy first.
+    /// network that sees the terms, with their rows.
     #[inline]
     pub fn evaluate(&self, network: &Network, board: &Mailbox) -> i32 {
         match network.features() {
-            FeatureSet::Pieces => network.output(&self.0, board.side_to_move),
+            FeatureSet::Pieces => network.output(&self.0, &[], board.side_to_move),
             FeatureSet::PiecesAndTerms => {
-                let mut with_terms = *self;
-                for input in term_inputs(board) {
-                    with_terms.add(network, input);
-                }
-                network.output(&with_terms.0, board.side_to_move)
+                network.output(&self.0, &term_inputs(board), board.side_to_move)
             }
         }
     }

@@ -122,16 +122,31 @@ impl Network {
         &self.hidden_bias
     }
 
-    /// The score of an accumulator with `side` to move, from that side's view.
+    /// The score of an accumulator with the rows of `inputs` added (the terms', which no move
+    /// updates) and `side` to move, from that side's view. The rows are added block by block on
+    /// the way to the output, never into a copy of the accumulator.
     #[inline]
-    pub(crate) fn output(&self, accumulator: &[i16; HIDDEN], side: Side) -> i32 {
-        let row = &self.output_weights[side];
+    pub(crate) fn output(&self, accumulator: &[i16; HIDDEN], inputs: &[usize], side: Side) -> i32 {
+        const LANES: usize = 16;
+        let weights = &self.output_weights[side];
         // Clipped in i16 and widened per product: the compiler's multiply-add of i16 pairs.
-        let sum: i32 = accumulator
-            .iter()
-            .zip(row)
-            .map(|(&value, &weight)| i32::from(value.clamp(0, QA as i16)) * i32::from(weight))
-            .sum();
+        let mut sums = [0i32; LANES];
+        for start in (0..HIDDEN).step_by(LANES) {
+            let block = start..start + LANES;
+            let mut values: [i16; LANES] = accumulator[block.clone()]
+                .try_into()
+                .expect("a block of the accumulator");
+            for &input in inputs {
+                for (value, weight) in values.iter_mut().zip(&self.input_row(input)[block.clone()])
+                {
+                    *value = value.wrapping_add(*weight);
+                }
+            }
+            for ((sum, value), weight) in sums.iter_mut().zip(values).zip(&weights[block]) {
+                *sum += i32::from(value.clamp(0, QA as i16)) * i32::from(*weight);
+            }
+        }
+        let sum: i32 = sums.iter().sum();
         let output = i64::from(sum + self.output_bias[side]);
         (output * i64::from(self.scale) / i64::from(QA * QB)) as i32
     }
