@@ -83,7 +83,8 @@ mod tests {
     use crate::search::Provenance;
 
     /// Random games on every variant: after every move (and every pass) the incremental accumulator
-    /// equals the one summed from scratch, and so does the evaluation with the terms.
+    /// equals the one summed from scratch, and so does the evaluation with the terms, which also
+    /// equals the output of the accumulator with the terms' rows added to it first.
     #[test]
     fn incremental_updates_equal_a_full_recomputation_on_every_variant() {
         let mut state = 5u64;
@@ -119,9 +120,16 @@ mod tests {
                         let fresh = Accumulator::new(&network, &child);
                         assert_eq!(accumulator, fresh, "{child}");
                         let board = Mailbox::new(&child);
+                        let score = accumulator.evaluate(&network, &board);
+                        assert_eq!(score, fresh.evaluate(&network, &board));
+                        let mut with_terms = fresh;
+                        for input in term_inputs(&board) {
+                            with_terms.add(&network, input);
+                        }
                         assert_eq!(
-                            accumulator.evaluate(&network, &board),
-                            fresh.evaluate(&network, &board)
+                            score,
+                            network.output(&with_terms.0, &[], board.side_to_move),
+                            "{child}: the terms' rows added on the way must equal them added first"
                         );
                         let passed = child.passed();
                         assert_eq!(
