@@ -3,9 +3,10 @@
 //! one module of the crate that uses `unsafe`, to call a function compiled
 //! for CPU features after checking that this CPU has them.
 //!
-//! The builds: x86-64-v3 (AVX2 for the 256-bit bitboards, BMI and LZCNT
-//! for the line scans, POPCNT) and, for perft's bulk count, v3 with the
-//! AVX-512 vector population count. Every other CPU runs the portable code.
+//! The builds: x86-64-v3 (AVX2 for the 256-bit bitboards and the evaluation
+//! network's rows of sixteen `i16`, BMI and LZCNT for the line scans, POPCNT)
+//! and, for perft's bulk count, v3 with the AVX-512 vector population count.
+//! Every other CPU runs the portable code.
 
 #![allow(unsafe_code)]
 

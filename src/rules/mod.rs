@@ -10,7 +10,7 @@
 mod bitboard;
 mod board_size;
 mod capture;
-mod cpu;
+pub(crate) mod cpu;
 mod game;
 mod hash_index;
 mod movegen;

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::features::FeatureSet;
+use crate::rules::cpu::{self, Routine};
 use crate::rules::{BySide, Side, Variant};
 
 /// Hidden units.
@@ -111,7 +112,7 @@ impl Network {
     }
 
     /// The row of input weights an input adds to the accumulator.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn input_row(&self, input: usize) -> &[i16; HIDDEN] {
         self.input_weights[input * HIDDEN..(input + 1) * HIDDEN]
             .try_into()
@@ -123,12 +124,50 @@ impl Network {
     }
 
     /// The score of an accumulator with the rows of `inputs` added (the terms', which no move
-    /// updates) and `side` to move, from that side's view. The rows are added block by block on
-    /// the way to the output, never into a copy of the accumulator.
+    /// updates) and `side` to move, from that side's view, in the fastest build this CPU runs.
     #[inline]
     pub(crate) fn output(&self, accumulator: &[i16; HIDDEN], inputs: &[usize], side: Side) -> i32 {
+        cpu::run(self.output_routine(accumulator, inputs, side))
+    }
+
+    /// [`Network::output`]'s work, for a build to run.
+    pub(crate) fn output_routine<'a>(
+        &'a self,
+        accumulator: &'a [i16; HIDDEN],
+        inputs: &'a [usize],
+        side: Side,
+    ) -> Output<'a> {
+        Output {
+            network: self,
+            accumulator,
+            inputs,
+            side,
+        }
+    }
+}
+
+/// The forward pass of one position: the rows of the terms are added block by block on the way
+/// to the output, never into a copy of the accumulator.
+pub(crate) struct Output<'a> {
+    network: &'a Network,
+    accumulator: &'a [i16; HIDDEN],
+    inputs: &'a [usize],
+    side: Side,
+}
+
+impl Routine for Output<'_> {
+    type Output = i32;
+
+    #[inline(always)]
+    fn run(self) -> i32 {
         const LANES: usize = 16;
-        let weights = &self.output_weights[side];
+        let Output {
+            network,
+            accumulator,
+            inputs,
+            side,
+        } = self;
+        let weights = &network.output_weights[side];
         // Clipped in i16 and widened per product: the compiler's multiply-add of i16 pairs.
         let mut sums = [0i32; LANES];
         for start in (0..HIDDEN).step_by(LANES) {
@@ -137,8 +176,8 @@ impl Network {
                 .try_into()
                 .expect("a block of the accumulator");
             for &input in inputs {
-                for (value, weight) in values.iter_mut().zip(&self.input_row(input)[block.clone()])
-                {
+                let row = &network.input_row(input)[block.clone()];
+                for (value, weight) in values.iter_mut().zip(row) {
                     *value = value.wrapping_add(*weight);
                 }
             }
@@ -147,8 +186,8 @@ impl Network {
             }
         }
         let sum: i32 = sums.iter().sum();
-        let output = i64::from(sum + self.output_bias[side]);
-        (output * i64::from(self.scale) / i64::from(QA * QB)) as i32
+        let output = i64::from(sum + network.output_bias[side]);
+        (output * i64::from(network.scale) / i64::from(QA * QB)) as i32
     }
 }
 
