@@ -136,8 +136,8 @@ impl Network {
         accumulator: &'a [i16; HIDDEN],
         inputs: &'a [usize],
         side: Side,
-    ) -> Output<'a> {
-        Output {
+    ) -> ForwardPass<'a> {
+        ForwardPass {
             network: self,
             accumulator,
             inputs,
@@ -148,20 +148,20 @@ impl Network {
 
 /// The forward pass of one position: the rows of the terms are added block by block on the way
 /// to the output, never into a copy of the accumulator.
-pub(crate) struct Output<'a> {
+pub(crate) struct ForwardPass<'a> {
     network: &'a Network,
     accumulator: &'a [i16; HIDDEN],
     inputs: &'a [usize],
     side: Side,
 }
 
-impl Routine for Output<'_> {
+impl Routine for ForwardPass<'_> {
     type Output = i32;
 
     #[inline(always)]
     fn run(self) -> i32 {
         const LANES: usize = 16;
-        let Output {
+        let ForwardPass {
             network,
             accumulator,
             inputs,
