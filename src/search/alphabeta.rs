@@ -460,28 +460,30 @@ impl<'a> Searcher<'a> {
         let table_move = table_move.filter(|&mv| {
             position.check(mv).is_ok() && !(ply == 0 && self.excluded_root_moves.contains(&mv))
         });
-        let mut picker: Option<MovePicker> = None;
+        let mut picker = MovePicker::empty();
+        let mut generated = false;
         loop {
             let (order, mv) = if searched == 0
                 && let Some(mv) = table_move
             {
                 (ORDER_WIN, mv)
             } else {
-                let picker = picker.get_or_insert_with(|| {
+                if !generated {
                     let moves = position.legal_moves();
                     let mut route_blocks: ArrayVec<usize, 32> = ArrayVec::new();
                     if side == Side::Attackers {
                         board.route_block_squares(&mut route_blocks);
                     }
-                    MovePicker::new(
+                    picker.fill(
                         board,
                         &moves,
                         table_move,
                         self.killers[ply],
                         self.history,
                         &route_blocks,
-                    )
-                });
+                    );
+                    generated = true;
+                }
                 match picker.next() {
                     Some((_, mv)) if ply == 0 && self.excluded_root_moves.contains(&mv) => {
                         continue;

@@ -61,15 +61,28 @@ pub(crate) struct MovePicker {
 const PICK_BEFORE_SORT: usize = 6;
 
 impl MovePicker {
-    pub fn new(
+    /// A picker with no moves yet. A picker is filled where it stands ([`MovePicker::fill`]):
+    /// returned by value, its kilobytes of moves would be copied at every node.
+    pub fn empty() -> MovePicker {
+        MovePicker {
+            moves: ArrayVec::new(),
+            next: 0,
+        }
+    }
+
+    /// Takes `moves` but `skip`, scored for ordering, in place of any it held.
+    pub fn fill(
+        &mut self,
         board: &Mailbox,
         moves: &MoveList,
         skip: Option<Move>,
         killers: [Option<Move>; 2],
         history: &History,
         route_blocks: &[usize],
-    ) -> MovePicker {
-        let mut scored = ArrayVec::new();
+    ) {
+        let scored = &mut self.moves;
+        scored.clear();
+        self.next = 0;
         let side = board.side_to_move;
         let king_facts = KingFacts::new(board);
         let captures = CaptureSquares::new(board);
@@ -88,10 +101,6 @@ impl MovePicker {
                 }
             }
             scored.push((score, mv));
-        }
-        MovePicker {
-            moves: scored,
-            next: 0,
         }
     }
 
