@@ -20,20 +20,22 @@
 use arrayvec::ArrayVec;
 
 use super::eval::Evaluator;
+use super::eval::cache::ScoreCache;
 use super::eval::classic::{Mailbox, evaluate_board, index_of, square_of};
-use super::eval::nnue::{Accumulator, HIDDEN};
+use super::eval::nnue::{Accumulator, FeatureSet, HIDDEN};
 use super::limits::Clock;
 use super::ordering::{History, MovePicker};
 use super::params::*;
 use super::tt::{Bound, Entry, Table};
 use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status, splitmix};
 
-/// Scratch memory reused by one search at a time: the table, the history and the network's
-/// accumulators by ply.
+/// Scratch memory reused by one search at a time: the table, the history, the network's
+/// accumulators by ply and the evaluator's latest scores.
 pub(crate) struct Workspace {
     pub table: Table,
     history: History,
     accumulators: Vec<Accumulator>,
+    scores: ScoreCache,
 }
 
 impl Workspace {
@@ -42,6 +44,7 @@ impl Workspace {
             table: Table::new(hash_mb),
             history: History::new(),
             accumulators: Vec::new(),
+            scores: ScoreCache::new(),
         }
     }
 }
@@ -72,6 +75,9 @@ pub(crate) struct Searcher<'a> {
     evaluator: Evaluator<'a>,
     /// The network's accumulator of the position at each ply of the path (unused when classic).
     accumulators: &'a mut [Accumulator],
+    /// The evaluator's scores of the positions this search evaluated lately; none for a network
+    /// of the pieces alone, which scores a position about as fast as the cache finds it.
+    scores: Option<&'a mut ScoreCache>,
     noise: i32,
     seed: u64,
     /// Hashes of the game's positions since the last capture, before the root.
@@ -101,6 +107,13 @@ impl<'a> Searcher<'a> {
                 .resize(MAX_PLY + 2, Accumulator([0; HIDDEN]));
         }
         workspace.history.clear();
+        let scores = match evaluator {
+            Evaluator::Network(network) if network.features() == FeatureSet::Pieces => None,
+            _ => {
+                workspace.scores.clear();
+                Some(&mut workspace.scores)
+            }
+        };
         let pv = (0..=MAX_PLY)
             .map(|_| PvLine {
                 moves: [None; MAX_PLY + 1],
@@ -117,6 +130,7 @@ impl<'a> Searcher<'a> {
             rules,
             evaluator,
             accumulators: &mut workspace.accumulators,
+            scores,
             noise,
             seed,
             game_hashes,
@@ -247,13 +261,22 @@ impl<'a> Searcher<'a> {
 
     /// The static score of a leaf at `ply`, with the level's noise.
     #[inline]
-    fn static_eval(&self, position: &Position, board: &Mailbox, ply: usize) -> i32 {
+    fn static_eval(&mut self, position: &Position, board: &Mailbox, ply: usize) -> i32 {
         let hash = position.hash();
-        let score = match self.evaluator {
-            Evaluator::Classic(weights) => evaluate_board(board, weights),
-            Evaluator::Network(network) => self.accumulators[ply]
-                .evaluate(network, board)
-                .clamp(-EVAL_LIMIT, EVAL_LIMIT),
+        let score = match self.scores.as_deref().and_then(|scores| scores.get(hash)) {
+            Some(score) => score,
+            None => {
+                let score = match self.evaluator {
+                    Evaluator::Classic(weights) => evaluate_board(board, weights),
+                    Evaluator::Network(network) => self.accumulators[ply]
+                        .evaluate(network, board)
+                        .clamp(-EVAL_LIMIT, EVAL_LIMIT),
+                };
+                if let Some(scores) = self.scores.as_deref_mut() {
+                    scores.insert(hash, score);
+                }
+                score
+            }
         };
         if self.noise == 0 {
             return score;

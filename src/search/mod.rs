@@ -24,9 +24,9 @@
 //! game judged ply by ply, and the win-chance model); and the evaluation in
 //! `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
 //! and `eval/nnue/` (the network: features, weights, accumulator, file
-//! format). What grows and measures the engine (self-play data, training,
-//! tuning, matches, the bench positions) is `crate::lab`, which this module
-//! never uses.
+//! format), and `eval/cache.rs` (the latest scores, by hash). What grows
+//! and measures the engine (self-play data, training, tuning, matches, the
+//! bench positions) is `crate::lab`, which this module never uses.
 
 mod alphabeta;
 mod analysis;

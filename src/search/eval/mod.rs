@@ -1,8 +1,10 @@
 //! The evaluation: how the search scores a leaf. Two rooms: `classic/`
 //! (hand-set terms and their weights, and the mailbox they are counted on)
 //! and `nnue/` (the network: features, weights, the accumulator, the file
-//! format). Either knows nothing of the search around it.
+//! format). Either knows nothing of the search around it. Beside them,
+//! `cache.rs` keeps the scores of positions evaluated lately, by hash.
 
+pub(crate) mod cache;
 pub(crate) mod classic;
 pub(crate) mod nnue;
 
