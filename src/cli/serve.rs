@@ -37,7 +37,7 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = defaults().exec.max_queued_searches)]
     max_queued_searches: usize,
 
-    /// Transposition table size in MiB, for each running search.
+    /// Transposition table size in MiB, for each running search and each active game review.
     #[arg(long, env = "TAFL_HASH_MB", default_value_t = defaults().exec.hash_mb)]
     hash_mb: usize,
 

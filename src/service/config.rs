@@ -105,7 +105,7 @@ pub struct ExecConfig {
     pub max_queued_searches: usize,
     /// Long games replayed at once on their own threads; 0: half the CPU cores, at least one.
     pub replay_threads: usize,
-    /// Transposition table size in MiB, for each running search.
+    /// Transposition table size in MiB, for each running search and each active game review.
     pub hash_mb: usize,
     /// Evaluation network files, each used for games of its variant instead of the built-in one.
     pub eval_net: Vec<PathBuf>,
@@ -392,13 +392,16 @@ impl Config {
     }
 }
 
-/// Every running search holds a table of `--hash-mb`: all of them at once
-/// must fit in `available` bytes, or the first busy moment aborts the process.
+/// Every running search holds a table of `--hash-mb`, and every active game
+/// review keeps one of its own between its searches (as many reviews as
+/// searches may be active): all of them at once must fit in `available`
+/// bytes, or the first busy moment aborts the process.
 fn check_tables_fit(exec: &ExecConfig, available: Option<u64>) -> Result<(), ConfigError> {
     let searches = as_u64(exec.max_concurrent_searches());
     let needed = as_u64(exec.hash_mb)
         .saturating_mul(1 << 20)
-        .saturating_mul(searches);
+        .saturating_mul(searches)
+        .saturating_mul(2);
     match available {
         Some(available) if needed > available => Err(ConfigError::TablesTooLarge {
             hash_mb: exec.hash_mb,
@@ -425,18 +428,19 @@ pub enum ConfigError {
         /// The greatest value allowed.
         high: u64,
     },
-    /// The transposition tables of the searches that may run at once do not fit in memory.
+    /// The transposition tables of the searches that may run at once, and of as many game
+    /// reviews, do not fit in memory.
     #[error(
-        "--hash-mb {hash_mb}: {searches} searches at once would need {needed_mb} MiB of \
-         transposition tables, but only {available_mb} MiB of memory is available; \
-         lower --hash-mb or --max-concurrent-searches"
+        "--hash-mb {hash_mb}: {searches} searches and as many game reviews at once would need \
+         {needed_mb} MiB of transposition tables, but only {available_mb} MiB of memory is \
+         available; lower --hash-mb or --max-concurrent-searches"
     )]
     TablesTooLarge {
         /// The table size asked for, in MiB.
         hash_mb: usize,
         /// Searches that may run at once.
         searches: u64,
-        /// What they would need together, in MiB.
+        /// What they and the reviews' tables would need together, in MiB.
         needed_mb: u64,
         /// What the machine (or the container's limit) has, in MiB.
         available_mb: u64,
@@ -530,13 +534,15 @@ mod tests {
             max_concurrent_searches: 4,
             ..ExecConfig::default()
         };
-        assert_eq!(check_tables_fit(&exec, Some(256 << 20)), Ok(()));
+        assert_eq!(check_tables_fit(&exec, Some(512 << 20)), Ok(()));
         assert_eq!(check_tables_fit(&exec, None), Ok(()));
-        let message = check_tables_fit(&exec, Some(255 << 20))
+        let message = check_tables_fit(&exec, Some(511 << 20))
             .unwrap_err()
             .to_string();
         assert!(
-            message.starts_with("--hash-mb 64: 4 searches at once would need 256 MiB"),
+            message.starts_with(
+                "--hash-mb 64: 4 searches and as many game reviews at once would need 512 MiB"
+            ),
             "{message}"
         );
     }
