@@ -4,8 +4,10 @@
 Starts the release binary with deploy/k8s/deployment.yaml's settings, then at
 once: as many SuggestMove calls as the replica runs and queues (running
 searches each hold a transposition table; queued ones hold their game), each
-with the longest game the server accepts, and a crowd of cheap calls each of
-the largest message the server decodes. Prints the process's idle RSS and its
+with the longest game the server accepts, a crowd of cheap calls each of
+the largest message the server decodes, and as many ReviewGame calls as
+searches may run (each review keeps a table of its own between its
+searches), on the longest real games. Prints the process's idle RSS and its
 peak (VmHWM in /proc/PID/status), which deployment.yaml's memory limit is
 sized from. Re-run it after changing TAFL_SEARCH_THREADS, TAFL_HASH_MB,
 TAFL_MAX_QUEUED_SEARCHES or TAFL_MAX_MESSAGE_BYTES:
@@ -68,6 +70,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--search-ms", type=int, default=3000,
                         help="each search's time (default 3000)")
+    parser.add_argument("--reviews", type=int, default=SEARCH_THREADS,
+                        help="ReviewGame calls beside the rounds (default: as many as "
+                             "searches may run, the most the server admits)")
+    parser.add_argument("--review-nodes", type=int, default=400_000,
+                        help="each reviewed position's search (default 400000)")
     args = parser.parse_args()
 
     here = os.path.dirname(os.path.abspath(__file__))
@@ -101,12 +108,24 @@ def main():
             big = pb.LegalMovesRequest(game=pb.Game(start="x" * padding))
             assert big.ByteSize() <= MAX_MESSAGE_BYTES
 
+            games = os.path.join(here, "..", "tests", "data", "copenhagen-games.csv")
+            with open(games) as records:
+                real = sorted((line.split(",")[0].split() for line in records if line.strip()),
+                              key=len, reverse=True)
+            reviews = [pb.ReviewGameRequest(
+                game=pb.Game(variant=pb.Variant(rules=pb.RULES_COPENHAGEN), moves=moves),
+                limits=pb.SearchLimits(max_nodes=args.review_nodes))
+                for moves in real[:args.reviews]]
+
             def call(kind):
                 channel = grpc.insecure_channel(target, options=options)
                 stub = rpc.TaflServiceStub(channel)
                 try:
                     if kind == "search":
                         stub.SuggestMove(search, timeout=60)
+                    elif isinstance(kind, int):
+                        for _ in stub.ReviewGame(reviews[kind], timeout=1800):
+                            pass
                     else:
                         stub.LegalMoves(big, timeout=60)
                     return "OK"
@@ -118,10 +137,14 @@ def main():
             searches = SEARCH_THREADS + QUEUED_SEARCHES
             kinds = ["search"] * searches + ["big"] * args.big_calls
             codes = {}
-            with concurrent.futures.ThreadPoolExecutor(len(kinds)) as pool:
+            with concurrent.futures.ThreadPoolExecutor(len(kinds) + len(reviews)) as pool:
+                reviewing = [pool.submit(call, index) for index in range(len(reviews))]
                 for _ in range(args.rounds):
                     for code in pool.map(call, kinds):
                         codes[code] = codes.get(code, 0) + 1
+                for review in reviewing:
+                    code = "review " + review.result()
+                    codes[code] = codes.get(code, 0) + 1
             peak = status_kib(server.pid, "VmHWM")
         finally:
             server.terminate()
@@ -131,7 +154,9 @@ def main():
           f"{HASH_MB} MiB hash, {MAX_MESSAGE_BYTES >> 20} MiB messages")
     print(f"load: {args.rounds} rounds of {searches} SuggestMove ({MAX_GAME_PLIES} plies, "
           f"{args.search_ms} ms) + {args.big_calls} LegalMoves of "
-          f"{MAX_MESSAGE_BYTES >> 20} MiB at once")
+          f"{MAX_MESSAGE_BYTES >> 20} MiB at once, beside {len(reviews)} ReviewGame "
+          f"({', '.join(str(len(review.game.moves)) for review in reviews)} plies, "
+          f"{args.review_nodes} nodes a search)")
     print(f"answers: {codes}")
     print(f"idle RSS: {idle / 1024:.1f} MiB")
     print(f"peak RSS (VmHWM): {peak / 1024:.1f} MiB")
