@@ -20,27 +20,32 @@ struct Slot {
     score: i32,
 }
 
+impl Slot {
+    /// The empty slot at `index`: its hash never indexes it (its low bits differ from the
+    /// index), so no probe finds it.
+    fn empty(index: usize) -> Slot {
+        Slot {
+            hash: !(index as u64),
+            score: 0,
+        }
+    }
+}
+
 pub(crate) struct ScoreCache {
     slots: Box<[Slot]>,
 }
 
 impl ScoreCache {
     pub fn new() -> ScoreCache {
-        let mut cache = ScoreCache {
-            slots: vec![Slot { hash: 0, score: 0 }; SLOTS].into_boxed_slice(),
-        };
-        cache.clear();
-        cache
+        ScoreCache {
+            slots: (0..SLOTS).map(Slot::empty).collect(),
+        }
     }
 
-    /// Forgets every score. An empty slot holds a hash that never indexes it (its low bits differ
-    /// from its index), so no probe finds it.
+    /// Forgets every score.
     pub fn clear(&mut self) {
         for (index, slot) in self.slots.iter_mut().enumerate() {
-            *slot = Slot {
-                hash: !(index as u64),
-                score: 0,
-            };
+            *slot = Slot::empty(index);
         }
     }
 
