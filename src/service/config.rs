@@ -235,6 +235,13 @@ impl ExecConfig {
         }
     }
 
+    /// Game reviews that may be active at once, each keeping its game's table between its
+    /// searches: as many as searches may run, so their tables take no more memory than the
+    /// running searches' do.
+    pub fn max_active_reviews(&self) -> usize {
+        self.max_concurrent_searches()
+    }
+
     /// Replay threads with 0 resolved to half the CPU cores (at least one): a
     /// flood of long games then leaves the other half to the async runtime.
     pub fn replay_threads(&self) -> usize {
@@ -393,15 +400,14 @@ impl Config {
 }
 
 /// Every running search holds a table of `--hash-mb`, and every active game
-/// review keeps one of its own between its searches (as many reviews as
-/// searches may be active): all of them at once must fit in `available`
-/// bytes, or the first busy moment aborts the process.
+/// review keeps one of its own between its searches: all of them at once must
+/// fit in `available` bytes, or the first busy moment aborts the process.
 fn check_tables_fit(exec: &ExecConfig, available: Option<u64>) -> Result<(), ConfigError> {
     let searches = as_u64(exec.max_concurrent_searches());
+    let tables = searches.saturating_add(as_u64(exec.max_active_reviews()));
     let needed = as_u64(exec.hash_mb)
         .saturating_mul(1 << 20)
-        .saturating_mul(searches)
-        .saturating_mul(2);
+        .saturating_mul(tables);
     match available {
         Some(available) if needed > available => Err(ConfigError::TablesTooLarge {
             hash_mb: exec.hash_mb,

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Reviews in progress, each holding its game's transposition table between its searches: at
-/// most as many as searches may run at once, so their tables take no more memory than the
-/// running searches' do.
+/// most [`ExecConfig::max_active_reviews`](crate::service::config::ExecConfig::max_active_reviews).
 #[derive(Debug, Default)]
 pub struct ActiveReviews(Arc<AtomicUsize>);
 

@@ -89,7 +89,7 @@ pub(super) async fn handle(
     span.record("level", i64::from(level.get()));
     let place = state
         .reviews
-        .enter(state.config.exec.max_concurrent_searches())
+        .enter(state.config.exec.max_active_reviews())
         .ok_or(ServiceError::Busy {
             waiting: state.pool.admitted(),
             retry_after: (work.bound * u32::try_from(plies + 1).unwrap_or(u32::MAX))
