@@ -7,8 +7,10 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use super::engine::Engine;
+use super::limits::Limits;
 use super::params::{WIN, WIN_BOUND};
-use super::{Engine, Limits, Score};
+use super::score::Score;
 use crate::rules::{Game, Move};
 
 /// The most lines one analysis reports.
@@ -113,7 +115,7 @@ mod tests {
 
     #[test]
     fn lines_have_distinct_first_moves_best_first_and_depths_increase() {
-        let engine = Engine::new(super::super::EngineConfig {
+        let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: 1,
             ..Default::default()
         });
@@ -145,7 +147,7 @@ mod tests {
 
     #[test]
     fn the_last_update_counts_the_whole_analysis() {
-        let engine = Engine::new(super::super::EngineConfig {
+        let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: 1,
             ..Default::default()
         });
@@ -173,7 +175,7 @@ mod tests {
 
     #[test]
     fn a_stopped_analysis_ends_at_once() {
-        let engine = Engine::new(super::super::EngineConfig {
+        let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: 1,
             ..Default::default()
         });

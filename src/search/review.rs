@@ -22,8 +22,11 @@ use std::time::Instant;
 use strum::{EnumCount, EnumIter, IntoEnumIterator};
 
 use super::alphabeta::{Outcome, Workspace};
+use super::engine::Engine;
+use super::levels::Level;
+use super::limits::Limits;
 use super::params::WIN_BOUND;
-use super::{Engine, Level, Limits, Score};
+use super::score::Score;
 use crate::rules::{BySide, Game, GameError, Move, PlayedMove, Side, Status};
 
 // ---------------------------------------------------------------- the win-chance model
@@ -382,7 +385,7 @@ impl Review {
             .into_iter()
             .map(|mv| replay.play_move(mv))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut workspace = Workspace::new(engine.config.hash_mb);
+        let mut workspace = engine.new_workspace();
         workspace.table.new_search();
         Ok(Review {
             first_mover: start.position().side_to_move(),
