@@ -21,9 +21,9 @@
 //! ordering and the history), `limits.rs` (what bounds a search),
 //! `levels.rs` (what each level does), `params.rs` (every tunable number of
 //! the search), `analysis.rs` (multi-line analysis, one report per depth),
-//! `threats.rs` (the tactical picture: wins, threats, captures), `review.rs`
-//! (a whole game judged ply by ply, and the win-chance model); and the
-//! evaluation in `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
+//! `threats.rs` (the tactical picture: wins, threats, captures), `review/`
+//! (a whole game judged ply by ply: the win-chance model, the move classes,
+//! the reviewer); and the evaluation in `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
 //! and `eval/nnue/` (the network: features, weights, accumulator, file
 //! format), and `eval/cache.rs` (the latest scores, by hash). What grows
 //! and measures the engine (self-play data, training, tuning, matches, the
