@@ -24,6 +24,7 @@ mod service {
     mod previews;
     mod review;
     mod rpcs;
+    mod static_evaluation;
     mod threats;
     mod tls;
     mod turn_support;

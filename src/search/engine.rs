@@ -1,7 +1,8 @@
 //! The engine a caller holds: its configuration (the table size, the
-//! classic weights, the networks), the pool of tables its searches take, and
-//! the one place a search is set up. Analysis (`analysis.rs`) and review
-//! (`review/`) set up their searches through the same place.
+//! classic weights, the networks), the pool of tables its searches take, the
+//! one static evaluation and the one place a search is set up. Analysis
+//! (`analysis.rs`) and review (`review/`) set up their searches through the
+//! same place.
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
@@ -9,12 +10,12 @@ use std::time::Duration;
 
 use super::alphabeta::{Searcher, Workspace};
 use super::eval::Evaluator;
-use super::eval::classic::{Mailbox, Weights, evaluate_board};
+use super::eval::classic::Weights;
 use super::eval::nnue::Networks;
 use super::levels::Level;
 use super::limits::{Clock, Limits};
 use super::score::Score;
-use crate::rules::{Game, Move, Position, Status};
+use crate::rules::{Game, Move, Position, Status, Variant};
 
 /// What a search found: the last completed iteration.
 #[derive(Clone, Debug)]
@@ -110,7 +111,7 @@ impl Engine {
             elapsed: started.elapsed(),
         };
         if settings.noise > 0 {
-            guard_against_blunder(game.position(), &self.config.weights, &mut report);
+            guard_against_blunder(self, game.position(), &mut report);
         }
         Some(report)
     }
@@ -157,15 +158,24 @@ impl Engine {
             Clock::new(limits, stop),
             root.variant().rules,
             game_hashes(game),
-            self.evaluator(root),
+            self.evaluator(root.variant()),
             noise,
             seed,
         ))
     }
 
-    /// The network for the root's variant, if the engine has one; else the classic evaluation.
-    fn evaluator(&self, root: &Position) -> Evaluator<'_> {
-        match self.config.networks.get(root.variant()) {
+    /// The static evaluation of `position`, side to move's view: the engine's network for its
+    /// variant where it has one (built in or configured), else the classic weights. It is what
+    /// every search of the engine scores a quiet leaf with (before a level's noise); a finished
+    /// game's position is scored as any other, the result left to the caller.
+    pub fn static_eval(&self, position: &Position) -> Score {
+        Score::new(self.evaluator(position.variant()).evaluate(position))
+    }
+
+    /// How positions of `variant` are scored: its network, if the engine has one; else the
+    /// classic evaluation. Every search and [`Engine::static_eval`] take their evaluator here.
+    fn evaluator(&self, variant: Variant) -> Evaluator<'_> {
+        match self.config.networks.get(variant) {
             Some(network) => Evaluator::Network(network),
             None => Evaluator::Classic(&self.config.weights),
         }
@@ -227,7 +237,7 @@ fn allows_win_in_one(position: &Position, mv: Move) -> bool {
 
 /// Weak levels: never hand the opponent a win in one when another move avoids it (the noise may
 /// lead a shallow search astray; this keeps it from the absurd).
-fn guard_against_blunder(root: &Position, weights: &Weights, report: &mut SearchReport) {
+fn guard_against_blunder(engine: &Engine, root: &Position, report: &mut SearchReport) {
     if report.score.win_in().is_some() || !allows_win_in_one(root, report.best_move) {
         return;
     }
@@ -237,7 +247,7 @@ fn guard_against_blunder(root: &Position, weights: &Weights, report: &mut Search
     let after = |mv: Move| {
         let mut child = *root;
         child.play_unchecked(mv);
-        -evaluate_board(&Mailbox::new(&child), weights)
+        -engine.static_eval(&child).as_i32()
     };
     let safe = moves
         .iter()
@@ -250,5 +260,65 @@ fn guard_against_blunder(root: &Position, weights: &Weights, report: &mut Search
     if let Some((_, safe)) = safe {
         report.best_move = safe;
         report.pv = vec![safe];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::rules::{BoardSize, Rules};
+    use crate::search::eval::classic::{Mailbox, evaluate};
+    use crate::search::eval::nnue::{Accumulator, FeatureSet, Network, Provenance};
+
+    /// On every variant, along a few plies from the start: a configured network scores its
+    /// variant (Copenhagen 9×9, which has none built in), the built-in ones theirs, and the
+    /// classic weights every other; where a network scores, it is not the classic score.
+    #[test]
+    fn the_static_evaluation_is_the_network_where_the_engine_has_one() {
+        let small = Variant::new(Rules::Copenhagen, BoardSize::Nine);
+        let configured = Network::seeded(
+            small,
+            FeatureSet::PiecesAndTerms,
+            3,
+            Provenance {
+                generation: 0,
+                validation_loss: 0.0,
+                text: String::new(),
+            },
+        );
+        let mut networks = Networks::built_in();
+        assert!(networks.insert(Arc::new(configured)).is_none());
+        let engine = Engine::new(EngineConfig {
+            hash_mb: 1,
+            networks: networks.clone(),
+            ..EngineConfig::default()
+        });
+        let mut networked = 0;
+        for rules in Rules::ALL {
+            for size in BoardSize::ALL {
+                let variant = Variant::new(rules, size);
+                let network = networks.get(variant);
+                let mut position = Position::start(variant);
+                let mut unlike_classic = false;
+                for ply in 0..6 {
+                    let expected = match network {
+                        Some(network) => Accumulator::new(network, &position)
+                            .evaluate(network, &Mailbox::new(&position)),
+                        None => evaluate(&position),
+                    };
+                    let score = engine.static_eval(&position).as_i32();
+                    assert_eq!(score, expected, "{variant} after {ply} plies: {position}");
+                    unlike_classic |= score != evaluate(&position);
+                    let mut moves = position.legal_moves();
+                    moves.sort();
+                    position.play_unchecked(moves[ply * 7 % moves.len()]);
+                }
+                assert_eq!(unlike_classic, network.is_some(), "{variant}");
+                networked += usize::from(network.is_some());
+            }
+        }
+        assert_eq!(networked, 5);
     }
 }

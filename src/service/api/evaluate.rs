@@ -1,4 +1,5 @@
-//! Evaluate: a score for the current position, static or searched.
+//! Evaluate: a score for the current position, static (the engine's own
+//! evaluation, its network where it has one) or searched.
 
 use std::sync::Arc;
 
@@ -58,7 +59,10 @@ pub(super) async fn handle(
         (None, Some(search)) => search,
         (finished_score, _) => {
             let (score, nodes) = finished_score.map_or_else(
-                || (search::evaluate(game.position()), STATIC_EVALUATION_NODES),
+                || {
+                    let score = state.engine.static_eval(game.position());
+                    (score.as_i32(), STATIC_EVALUATION_NODES)
+                },
                 |score| (score, 0),
             );
             span.record("score", score);
