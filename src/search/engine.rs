@@ -12,7 +12,7 @@ use super::alphabeta::{Searcher, Workspace};
 use super::eval::Evaluator;
 use super::eval::classic::Weights;
 use super::eval::nnue::Networks;
-use super::levels::Level;
+use super::levels::{Level, LevelLimits};
 use super::limits::{Clock, Limits};
 use super::score::Score;
 use crate::rules::{Game, Move, Position, Status, Variant};
@@ -70,7 +70,8 @@ impl Engine {
         }
     }
 
-    /// Searches the game's current position (the game's history is there for repetition).
+    /// Searches the game's current position (the game's history is there for repetition) at
+    /// `level`, within `limits` and the level's own.
     ///
     /// `None` only when the deadline came before depth 1 completed, or the game is over (the caller
     /// must not ask then). Never panics.
@@ -81,27 +82,24 @@ impl Engine {
         level: Level,
         seed: u64,
     ) -> Option<SearchReport> {
-        self.search_with_stop(game, limits, level, seed, &AtomicBool::new(false))
+        self.search_with_stop(game, &level.limits(limits), seed, &AtomicBool::new(false))
     }
 
-    /// [`Engine::search`] that also stops, as at a deadline, once `stop` is set (from any thread).
+    /// [`Engine::search`] within limits the level's own are already applied to (a caller that
+    /// needs them before the search, as a server's admission does, works them out once), that
+    /// also stops, as at a deadline, once `stop` is set (from any thread).
     pub fn search_with_stop(
         &self,
         game: &Game,
-        limits: &Limits,
-        level: Level,
+        limits: &LevelLimits,
         seed: u64,
         stop: &AtomicBool,
     ) -> Option<SearchReport> {
-        let settings = level.settings();
-        let (outcome, started) = self.with_searcher(
-            game,
-            &level.limits(limits),
-            stop,
-            settings.noise,
-            seed,
-            |searcher| Some((searcher.iterate(game.position())?, searcher.clock.started())),
-        )?;
+        let noise = limits.level().settings().noise;
+        let (outcome, started) =
+            self.with_searcher(game, limits.limits(), stop, noise, seed, |searcher| {
+                Some((searcher.iterate(game.position())?, searcher.clock.started()))
+            })?;
         let mut report = SearchReport {
             best_move: outcome.best_move,
             score: Score::new(outcome.score),
@@ -110,7 +108,7 @@ impl Engine {
             nodes: outcome.nodes,
             elapsed: started.elapsed(),
         };
-        if settings.noise > 0 {
+        if noise > 0 {
             guard_against_blunder(self, game.position(), &mut report);
         }
         Some(report)

@@ -48,7 +48,7 @@ pub use eval::classic::{Term, Weights, WeightsError, evaluate};
 pub use eval::nnue::{
     FeatureSet, Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Networks, Provenance,
 };
-pub use levels::Level;
+pub use levels::{Level, LevelLimits};
 pub use limits::Limits;
 pub use review::{
     ClassCounts, DEFAULT_REVIEW_NODES, Logistic, MoveClass, PlyReview, Review, ReviewBudget,

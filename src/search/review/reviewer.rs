@@ -47,7 +47,7 @@ impl ReviewBudget {
             requested.max_nodes = Some(DEFAULT_REVIEW_NODES);
         }
         ReviewBudget {
-            limits: level.limits(&requested),
+            limits: level.limits(&requested).limits().clone(),
             seed,
             critical: true,
         }

@@ -16,7 +16,7 @@ use crate::rules::Position;
 use crate::search::{AnalysisUpdate, MAX_LINES};
 
 use super::call::Call;
-use super::caps::SearchBudget;
+use super::caps::analysis_budget;
 use super::convert;
 use super::error::{Reason, ServiceError};
 use super::replay::replay;
@@ -55,12 +55,10 @@ pub(super) async fn handle(
             format!("{multi_pv} lines is more than the {MAX_LINES} an analysis reports"),
         ));
     }
-    let budget =
-        SearchBudget::for_analysis(call.message.limits.as_ref(), state.caps, call.deadline);
-    let admission = call.admit(&state, budget.work)?;
+    let (limits, work) = analysis_budget(call.message.limits.as_ref(), state.caps, call.deadline);
+    let admission = call.admit(&state, work)?;
     let game = replay(&state, call.message.game.take()).await?;
     tracing::Span::current().record("multi_pv", lines);
-    let limits = budget.limits;
     let (sender, updates) = mpsc::channel(UPDATES_BUFFERED);
     let stop = StopOnDrop::default();
     let status = convert::status_to_proto(game.status());

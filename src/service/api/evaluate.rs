@@ -75,8 +75,7 @@ pub(super) async fn handle(
             });
         }
     };
-    let (report, pv) =
-        run_search(&state, admission, game, budget.limits, Level::STRONGEST, 0).await?;
+    let (report, pv) = run_search(&state, admission, game, budget.limits, 0).await?;
     let score = report.score.as_i32();
     span.record("depth", i64::from(report.depth));
     span.record("nodes", report.nodes as i64);

@@ -42,15 +42,8 @@ pub(super) async fn handle(
         ));
     }
     let mut after = game.clone();
-    let (report, pv) = run_search(
-        &state,
-        admission,
-        game,
-        budget.limits,
-        level,
-        call.message.seed,
-    )
-    .await?;
+    let (report, pv) =
+        run_search(&state, admission, game, budget.limits, call.message.seed).await?;
     let played = after.play_move(report.best_move).map_err(|error| {
         ServiceError::Internal(format!("the search suggested a refused move: {error}"))
     })?;
