@@ -7,7 +7,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use super::engine::Engine;
+use super::engine::{Engine, SearchSetup};
 use super::limits::Limits;
 use super::params::{WIN, WIN_BOUND};
 use super::score::Score;
@@ -54,7 +54,13 @@ impl Engine {
     ) -> Option<AnalysisUpdate> {
         let root = game.position();
         let lines = lines.clamp(1, MAX_LINES).min(root.legal_moves().len());
-        self.with_searcher(game, limits, stop, 0, 0, |searcher| {
+        let setup = SearchSetup {
+            limits,
+            stop,
+            noise: 0,
+            seed: 0,
+        };
+        self.with_searcher(game, setup, |searcher| {
             let started = searcher.clock.started();
             let mut last: Option<AnalysisUpdate> = None;
             for depth in 1.. {

@@ -31,6 +31,17 @@ pub struct SearchReport {
     pub elapsed: Duration,
 }
 
+/// What a search is set up with besides its game: its bounds; its stop flag, which stops it as
+/// a deadline does once raised (from any thread); and the noise a level below full strength adds
+/// to every static score, a number in ±`noise` drawn from the position's hash and `seed`.
+#[derive(Clone, Copy)]
+pub(crate) struct SearchSetup<'a> {
+    pub limits: &'a Limits,
+    pub stop: &'a AtomicBool,
+    pub noise: i32,
+    pub seed: u64,
+}
+
 /// Engine configuration.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
@@ -96,10 +107,15 @@ impl Engine {
         stop: &AtomicBool,
     ) -> Option<SearchReport> {
         let noise = limits.level().settings().noise;
-        let (outcome, started) =
-            self.with_searcher(game, limits.limits(), stop, noise, seed, |searcher| {
-                Some((searcher.iterate(game.position())?, searcher.clock.started()))
-            })?;
+        let setup = SearchSetup {
+            limits: limits.limits(),
+            stop,
+            noise,
+            seed,
+        };
+        let (outcome, started) = self.with_searcher(game, setup, |searcher| {
+            Some((searcher.iterate(game.position())?, searcher.clock.started()))
+        })?;
         let mut report = SearchReport {
             best_move: outcome.best_move,
             score: Score::new(outcome.score),
@@ -120,31 +136,24 @@ impl Engine {
     pub(crate) fn with_searcher<T>(
         &self,
         game: &Game,
-        limits: &Limits,
-        stop: &AtomicBool,
-        noise: i32,
-        seed: u64,
+        setup: SearchSetup<'_>,
         search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
     ) -> Option<T> {
         let mut workspace = self.take_workspace();
         // A search from the pool sees nothing of the searches the table served before.
         workspace.table.new_search();
-        let found = self.search_in(&mut workspace, game, limits, stop, noise, seed, search);
+        let found = self.search_in(&mut workspace, game, setup, search);
         self.give_back_workspace(workspace);
         found
     }
 
     /// [`Engine::with_searcher`] on a workspace the caller keeps, whose table still holds what
     /// its earlier searches found (a review keeps one for a whole game).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn search_in<T>(
         &self,
         workspace: &mut Workspace,
         game: &Game,
-        limits: &Limits,
-        stop: &AtomicBool,
-        noise: i32,
-        seed: u64,
+        setup: SearchSetup<'_>,
         search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
     ) -> Option<T> {
         let root = game.position();
@@ -153,12 +162,12 @@ impl Engine {
         }
         search(&mut Searcher::new(
             workspace,
-            Clock::new(limits, stop),
+            Clock::new(setup.limits, setup.stop),
             root.variant().rules,
             game_hashes(game),
             self.evaluator(root.variant()),
-            noise,
-            seed,
+            setup.noise,
+            setup.seed,
         ))
     }
 

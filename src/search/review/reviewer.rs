@@ -9,7 +9,7 @@ use super::classes::{ClassCounts, INACCURACY_FROM, MISTAKE_FROM, MoveClass, move
 use super::win_chance::WinChanceModel;
 use crate::rules::{BySide, Game, GameError, Move, PlayedMove, Side, Status};
 use crate::search::alphabeta::{Outcome, Workspace};
-use crate::search::engine::Engine;
+use crate::search::engine::{Engine, SearchSetup};
 use crate::search::levels::Level;
 use crate::search::limits::Limits;
 use crate::search::params::WIN_BOUND;
@@ -75,6 +75,16 @@ impl ReviewBudget {
     /// Searches each position takes: the line, and the criticality probe if asked.
     pub fn searches_per_position(&self) -> u32 {
         1 + u32::from(self.critical)
+    }
+
+    /// How each search of the review is set up: within the budget, without noise.
+    fn setup<'a>(&'a self, stop: &'a AtomicBool) -> SearchSetup<'a> {
+        SearchSetup {
+            limits: &self.limits,
+            stop,
+            noise: 0,
+            seed: self.seed,
+        }
     }
 }
 
@@ -311,9 +321,9 @@ impl Review {
                 nodes: 0,
             });
         }
-        let (game, limits, seed) = (&self.game, &self.budget.limits, self.budget.seed);
-        let outcome = engine.search_in(&mut self.workspace, game, limits, stop, 0, seed, |s| {
-            s.iterate(game.position())
+        let (game, setup) = (&self.game, self.budget.setup(stop));
+        let outcome = engine.search_in(&mut self.workspace, game, setup, |searcher| {
+            searcher.iterate(game.position())
         })?;
         let mut nodes = outcome.nodes;
         let critical = if self.budget.critical {
@@ -364,25 +374,16 @@ impl Review {
                 None => return Some((false, 0)),
             }
         };
-        let game = &self.game;
-        let (limits, seed) = (&self.budget.limits, self.budget.seed);
-        engine.search_in(
-            &mut self.workspace,
-            game,
-            limits,
-            stop,
-            0,
-            seed,
-            |searcher| {
-                searcher.clock.may_stop_soft = true;
-                searcher.excluded_root_moves.push(outcome.best_move);
-                let reached = searcher.root_reaches(root, outcome.depth as i32, threshold);
-                if reached.is_none() && searcher.clock.past_deadline() {
-                    return None;
-                }
-                Some((reached == Some(false), searcher.nodes))
-            },
-        )
+        let (game, setup) = (&self.game, self.budget.setup(stop));
+        engine.search_in(&mut self.workspace, game, setup, |searcher| {
+            searcher.clock.may_stop_soft = true;
+            searcher.excluded_root_moves.push(outcome.best_move);
+            let reached = searcher.root_reaches(root, outcome.depth as i32, threshold);
+            if reached.is_none() && searcher.clock.past_deadline() {
+                return None;
+            }
+            Some((reached == Some(false), searcher.nodes))
+        })
     }
 
     /// Ply `ply` from the searches before and after it.
