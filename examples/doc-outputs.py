@@ -36,7 +36,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Every page with worked examples; each must have at least one.
 PAGES = [ROOT / "README.md"] + [
-    ROOT / "docs" / name for name in ["api.md", "engine.md", "operations.md", "otep.md", "review.md"]
+    ROOT / "docs" / name for name in ["api.md", "ai.md", "engine.md", "operations.md", "otep.md", "review.md"]
 ]
 TAFL = ROOT / "target" / "release" / "tafl"
 DOCUMENTED = "127.0.0.1:50051"
