@@ -105,7 +105,9 @@ class Example:
                 args[i + 1] = written
         self.argv = [str(TAFL)] + args
 
-    def run(self, stdin=None):
+    def run(self, stdin=""):
+        """What the command prints, stdout and stderr as one stream, given stdin (empty
+        by default, so that nothing waits for a terminal)."""
         done = subprocess.run(
             self.argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600, cwd=ROOT
         )
