@@ -21,6 +21,7 @@
 // `telemetry` (a binary sets up its own) and `shutdown::Signals`.
 mod api;
 mod config;
+mod error;
 mod exec;
 pub mod telemetry;
 mod transport;
@@ -35,11 +36,12 @@ use tokio::task::JoinHandle;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-pub use api::{ServiceError, State, TaflApi};
+pub use api::{State, TaflApi};
 pub use config::{
     CapsConfig, Config, ConfigError, ExecConfig, ShutdownConfig, TelemetryConfig, TlsConfig,
     TransportConfig,
 };
+pub use error::ServiceError;
 pub use transport::shutdown;
 use transport::{connection, deadline, health, request_bytes, response_bytes, tls};
 

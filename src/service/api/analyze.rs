@@ -18,10 +18,10 @@ use crate::search::{AnalysisUpdate, MAX_LINES};
 use super::call::Call;
 use super::caps::SearchBudget;
 use super::convert;
-use super::error::{Reason, ServiceError};
 use super::replay::replay;
 use super::run_search::StopOnDrop;
 use super::state::State;
+use crate::service::error::{Reason, ServiceError};
 use crate::service::pb;
 
 /// More than the deepest search has depths, so sending never waits on a slow reader.

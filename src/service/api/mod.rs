@@ -3,7 +3,7 @@
 //! its handler; the handler converts the message into rules types
 //! (`convert.rs`), does the work (searches on the pool, within `caps.rs`),
 //! and converts back; one responder maps every result to the wire
-//! (`error.rs` maps the errors).
+//! (`service/error.rs` maps the errors).
 
 mod active_reviews;
 mod analyze;
@@ -11,7 +11,6 @@ mod apply_move;
 mod call;
 mod caps;
 mod convert;
-pub(super) mod error;
 mod evaluate;
 mod legal_moves;
 mod replay;
@@ -29,9 +28,9 @@ use tonic::{Request, Response, Status};
 
 use self::call::Call;
 use self::replay::{CarriesGame, moves_in, off_the_runtime};
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
-pub use self::error::ServiceError;
 pub use self::state::State;
 
 /// The `tafl.v1.TaflService` implementation.

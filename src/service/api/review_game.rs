@@ -28,11 +28,11 @@ use crate::service::exec::{ExecError, Work};
 use super::call::Call;
 use super::caps::{level_from_proto, review_budget};
 use super::convert;
-use super::error::ServiceError;
 use super::replay::{off_the_runtime, record_game};
 use super::run_search::StopOnDrop;
 use super::state::State;
 use super::validate_game::judge_plies;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 /// Updates waiting for a slow reader before the review waits for it (it holds no slot then).

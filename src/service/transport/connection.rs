@@ -33,8 +33,8 @@ use tonic::transport::server::{Connected, TlsConnectInfo};
 use super::byte_budget::ByteBudget;
 use super::held_body::HeldBody;
 use super::response_bytes::{ResponseBudget, WaitingBytes};
-use crate::service::api::error::ServiceError;
 use crate::service::config::TransportConfig;
+use crate::service::error::ServiceError;
 
 /// How long connections may stay open without a call, and how many there may be.
 #[derive(Clone, Copy, Debug)]

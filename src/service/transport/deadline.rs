@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use tonic::codegen::http;
 
-use crate::service::api::error::ServiceError;
+use crate::service::error::ServiceError;
 
 /// How much earlier than tonic's own timer the server answers: its timer
 /// starts a few microseconds before this layer's, in the same call chain.

@@ -28,8 +28,8 @@ use tonic::codegen::http;
 
 use super::byte_budget::ByteBudget;
 use super::held_body::HeldBody;
-use crate::service::api::error::ServiceError;
 use crate::service::config::TransportConfig;
+use crate::service::error::ServiceError;
 
 /// The gRPC message prefix: a compressed flag and a 4-byte length.
 const PREFIX_BYTES: usize = 5;

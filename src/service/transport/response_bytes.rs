@@ -30,8 +30,8 @@ use http_body::{Body, Frame};
 use prost::bytes::Buf;
 use tonic::codegen::http;
 
-use crate::service::api::error::ServiceError;
 use crate::service::config::TransportConfig;
+use crate::service::error::ServiceError;
 
 /// A connection with nothing waiting may always send a message up to this
 /// size (every answer but a long game's ValidateGame and Analyze's largest).
