@@ -17,8 +17,6 @@
 //! Handlers record numbers as `i64`: tracing-opentelemetry exports unsigned
 //! fields as strings, and a backend cannot then filter on `nodes > 1e6`.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
@@ -33,7 +31,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer as _;
@@ -242,8 +240,6 @@ pub struct RpcTelemetry<S> {
     instruments: Arc<Instruments>,
 }
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 impl<S, B, R> tower::Service<http::Request<B>> for RpcTelemetry<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<R>> + Clone + Send + 'static,
@@ -253,7 +249,7 @@ where
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = BoxFuture<Result<S::Response, S::Error>>;
+    type Future = BoxFuture<S::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)

@@ -27,7 +27,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::{Instant, Sleep};
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::byte_budget::ByteBudget;
@@ -554,8 +554,6 @@ pub struct CallTracking<S> {
     layer: CallTrackingLayer,
 }
 
-type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
 impl<S, B, R> tower::Service<http::Request<B>> for CallTracking<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<R>>,
@@ -567,7 +565,7 @@ where
     /// stream stays open for as long as it streams).
     type Response = http::Response<HeldBody<R, Option<OpenCall>>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = BoxFuture<Self::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)

@@ -24,7 +24,7 @@ use std::time::Duration;
 use http_body::{Body as _, Frame};
 use prost::bytes::Bytes;
 use tokio::sync::OwnedSemaphorePermit;
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 
 use super::byte_budget::ByteBudget;
 use super::held_body::HeldBody;
@@ -89,8 +89,6 @@ pub struct RequestBytes<S> {
     layer: RequestBytesLayer,
 }
 
-type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
 impl<S, R> tower::Service<http::Request<tonic::body::Body>> for RequestBytes<S>
 where
     S: tower::Service<http::Request<tonic::body::Body>, Response = http::Response<R>>
@@ -104,7 +102,7 @@ where
     /// The body holds the call's share of the budgets until it is dropped.
     type Response = http::Response<HeldBody<R, Vec<OwnedSemaphorePermit>>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = BoxFuture<Self::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
