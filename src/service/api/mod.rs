@@ -19,6 +19,7 @@ mod run_search;
 mod state;
 mod suggest_move;
 mod threats;
+mod update_stream;
 mod validate_game;
 
 use std::future::Future;
@@ -28,6 +29,7 @@ use tonic::{Request, Response, Status};
 
 use self::call::Call;
 use self::replay::{CarriesGame, moves_in, off_the_runtime};
+use self::update_stream::UpdateStream;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
@@ -118,7 +120,7 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         self.judge(request, validate_game::handle).await
     }
 
-    type AnalyzeStream = analyze::AnalysisStream;
+    type AnalyzeStream = UpdateStream<pb::AnalyzeResponse>;
 
     async fn analyze(
         &self,
@@ -134,7 +136,7 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         self.respond(request, threats::handle).await
     }
 
-    type ReviewGameStream = review_game::ReviewStream;
+    type ReviewGameStream = UpdateStream<pb::ReviewGameResponse>;
 
     async fn review_game(
         &self,
