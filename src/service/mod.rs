@@ -172,7 +172,7 @@ impl Server {
         }
         let router = builder
             .layer(connection::CallTrackingLayer::new(transport))
-            .layer(telemetry::layer())
+            .layer(telemetry::layer(connection::peer_addr))
             .layer(deadline::DeadlineLayer)
             .layer(response_bytes::ResponseBytesLayer::new(
                 responses,
