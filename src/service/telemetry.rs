@@ -19,7 +19,6 @@
 //! fields as strings, and a backend cannot then filter on `nodes > 1e6`.
 
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
@@ -41,6 +40,8 @@ use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::service::transport::held_body::{Held, HeldBody};
 
 /// The environment variable the OpenTelemetry exporters read by convention.
 pub const OTEL_ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
@@ -262,7 +263,7 @@ where
     B: Send + 'static,
 {
     /// The body writes the call's access-log line once the call is over.
-    type Response = http::Response<LoggedBody<R>>;
+    type Response = http::Response<HeldBody<R, Option<AccessEntry>>>;
     type Error = S::Error;
     type Future = BoxFuture<Self::Response, S::Error>;
 
@@ -276,7 +277,8 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let Some(method) = request.uri().path().strip_prefix(TRACED_PREFIX) else {
             let call = inner.call(request);
-            return Box::pin(async move { Ok(call.await?.map(LoggedBody::unlogged)) });
+            // Not listed in the access log.
+            return Box::pin(async move { Ok(call.await?.map(|body| HeldBody::new(body, None))) });
         };
         let method = method.to_owned();
         let name = format!("tafl.v1.TaflService/{method}");
@@ -333,10 +335,7 @@ where
                 instruments.faults.add(1, &attributes);
             }
             instruments.duration_ms.record(elapsed_ms, &attributes);
-            Ok(result?.map(|body| LoggedBody {
-                inner: body,
-                entry: Some(entry),
-            }))
+            Ok(result?.map(|body| HeldBody::new(body, Some(entry))))
         })
     }
 }
@@ -352,17 +351,23 @@ fn grpc_status(headers: &http::HeaderMap) -> Option<tonic::Code> {
     Some(tonic::Code::from_i32(code))
 }
 
-/// One call's line in the access log, written when it is dropped: once the
-/// call's status has gone out, or when its response is dropped unfinished
-/// (the caller cancelled, the connection closed).
+/// One call's line in the access log, held by its response body and written
+/// when that is dropped: once the call's status has gone out in the
+/// trailers, or unfinished (the caller cancelled, the connection closed).
 #[derive(Debug)]
-struct AccessEntry {
+pub struct AccessEntry {
     method: String,
     peer: Option<SocketAddr>,
     started: Instant,
     /// The status sent; none yet: the call was cut short, CANCELLED.
     code: Option<tonic::Code>,
     marked_fault: Arc<AtomicBool>,
+}
+
+impl Held for AccessEntry {
+    fn trailers(&mut self, trailers: &http::HeaderMap) {
+        self.code = grpc_status(trailers).or(self.code);
+    }
 }
 
 impl Drop for AccessEntry {
@@ -381,58 +386,6 @@ impl Drop for AccessEntry {
             peer = self.peer.map(tracing::field::display),
             "answered"
         );
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A response body that writes its call's access-log line when the
-    /// call's status goes out in the trailers, or when it is dropped.
-    pub struct LoggedBody<B> {
-        #[pin]
-        inner: B,
-        entry: Option<AccessEntry>,
-    }
-}
-
-impl<B> LoggedBody<B> {
-    /// A body of a call the log does not list (health, reflection).
-    fn unlogged(inner: B) -> LoggedBody<B> {
-        LoggedBody { inner, entry: None }
-    }
-}
-
-/// An empty body logging nothing, for the answers the outer layers give themselves.
-impl<B: Default> Default for LoggedBody<B> {
-    fn default() -> Self {
-        LoggedBody::unlogged(B::default())
-    }
-}
-
-impl<B: http_body::Body> http_body::Body for LoggedBody<B> {
-    type Data = B::Data;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
-        let this = self.project();
-        let frame = std::task::ready!(this.inner.poll_frame(cx));
-        if let Some(Ok(frame)) = &frame
-            && let Some(trailers) = frame.trailers_ref()
-            && let Some(mut entry) = this.entry.take()
-        {
-            entry.code = grpc_status(trailers).or(entry.code);
-        }
-        Poll::Ready(frame)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
     }
 }
 

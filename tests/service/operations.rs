@@ -138,11 +138,17 @@ async fn shutdown_drains_then_lets_calls_finish() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_and_exits_0_on_sigterm() {
+    let mut tafl =
+        common::process::Tafl::start(env!("CARGO_BIN_EXE_tafl"), &["--hash-mb", "4"], &[]);
+    check_health_then_stop(&mut tafl).await;
+}
+
+/// Asks the binary for its health, then sends SIGTERM: it must exit 0.
+#[cfg(unix)]
+async fn check_health_then_stop(tafl: &mut common::process::Tafl) {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
 
-    let mut tafl =
-        common::process::Tafl::start(env!("CARGO_BIN_EXE_tafl"), &["--hash-mb", "4"], &[]);
     let channel = tonic::transport::Channel::from_shared(format!("http://{}", tafl.addr))
         .unwrap()
         .connect()
@@ -163,9 +169,6 @@ async fn the_binary_serves_and_exits_0_on_sigterm() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_logs_one_line_per_call_that_rust_log_can_silence() {
-    use tonic_health::pb::HealthCheckRequest;
-    use tonic_health::pb::health_client::HealthClient;
-
     for (rust_log, logs_calls) in [("info", true), ("info,tafl::access=off", false)] {
         let mut tafl = common::process::Tafl::start(
             env!("CARGO_BIN_EXE_tafl"),
@@ -212,17 +215,7 @@ async fn the_binary_logs_one_line_per_call_that_rust_log_can_silence() {
             .into_inner();
         endless.message().await.expect("an update");
         drop(endless);
-        let channel = tonic::transport::Channel::from_shared(format!("http://{}", tafl.addr))
-            .unwrap()
-            .connect()
-            .await
-            .expect("connects");
-        HealthClient::new(channel)
-            .check(HealthCheckRequest::default())
-            .await
-            .expect("health answers");
-        tafl.sigterm();
-        assert!(tafl.wait(Duration::from_secs(20)).success());
+        check_health_then_stop(&mut tafl).await;
 
         let lines: Vec<String> = tafl
             .log()

@@ -32,7 +32,7 @@ use tonic::codegen::{BoxFuture, http};
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::byte_budget::ByteBudget;
-use super::held_body::HeldBody;
+use super::held_body::{Held, HeldBody};
 use super::response_bytes::{ResponseBudget, WaitingBytes};
 use crate::service::config::TransportConfig;
 use crate::service::error::ServiceError;
@@ -215,6 +215,8 @@ pub struct OpenCall {
     activity: Arc<Activity>,
     server: Arc<AtomicUsize>,
 }
+
+impl Held for OpenCall {}
 
 impl Drop for OpenCall {
     fn drop(&mut self) {

@@ -27,7 +27,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tonic::codegen::{BoxFuture, http};
 
 use super::byte_budget::ByteBudget;
-use super::held_body::HeldBody;
+use super::held_body::{Held, HeldBody};
 use crate::service::config::TransportConfig;
 use crate::service::error::ServiceError;
 
@@ -88,6 +88,9 @@ pub struct RequestBytes<S> {
     inner: S,
     layer: RequestBytesLayer,
 }
+
+/// A call's shares of the budgets, given back when its response is dropped.
+impl Held for Vec<OwnedSemaphorePermit> {}
 
 impl<S, R> tower::Service<http::Request<tonic::body::Body>> for RequestBytes<S>
 where
