@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::search::{Level, LevelLimits, Limits, ReviewBudget};
 
-use super::error::{Reason, ServiceError, quote};
 use crate::service::config::CapsConfig;
+use crate::service::error::{Reason, ServiceError, quote};
 use crate::service::exec::{Cost, CostClass, Work, WorkKind};
 use crate::service::pb;
 

@@ -9,10 +9,10 @@ use crate::search::{self, Level};
 use super::call::Call;
 use super::caps::{SearchBudget, any_limit};
 use super::convert;
-use super::error::ServiceError;
 use super::replay::replay;
 use super::run_search::run_search;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").

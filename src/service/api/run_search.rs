@@ -7,8 +7,8 @@ use crate::rules::Game;
 use crate::search::{LevelLimits, SearchReport};
 
 use super::convert;
-use super::error::ServiceError;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::exec::Admission;
 
 /// Raises a search's stop flag when dropped: a handler holds one while its

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use super::call::Call;
 use super::caps::{SearchBudget, level_from_proto};
 use super::convert;
-use super::error::ServiceError;
 use super::replay::replay;
 use super::run_search::run_search;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(
