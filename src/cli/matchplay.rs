@@ -15,7 +15,8 @@ use tafl::lab::matchplay::{
     Contestant, Ending, EnginePlayer, MatchSummary, Openings, OpeningsError, Player, a_attacks,
     elo, play_game,
 };
-use tafl::rules::{GameRecord, Variant};
+use tafl::lab::{GameRecord, real_games};
+use tafl::rules::Variant;
 use tafl::search::{
     Engine, EngineConfig, Level, Network, NetworkFileError, Networks, Weights, WeightsError,
 };
@@ -53,9 +54,10 @@ pub struct MatchArgs {
     /// games, Copenhagen 11×11 only: opening N is the N-th distinct position still going).
     #[arg(long, value_enum, default_value_t = OpeningKind::Random)]
     pub openings: OpeningKind,
-    /// The real games for `--openings real`, one a line (`moves,_,_,result`).
-    #[arg(long, default_value = REAL_GAMES)]
-    pub openings_file: PathBuf,
+    /// The real games for `--openings real`, one a line (`moves,_,_,result`); default: the
+    /// real games built in (tests/data/copenhagen-games.csv).
+    #[arg(long)]
+    pub openings_file: Option<PathBuf>,
     /// Plies of a real game each opening keeps (default: 4 to 8, in turn by opening).
     #[arg(long)]
     pub opening_plies: Option<usize>,
@@ -78,12 +80,6 @@ pub struct MatchArgs {
     #[arg(long)]
     pub record: Option<PathBuf>,
 }
-
-/// The real games this repository carries, wherever the command is run from.
-pub const REAL_GAMES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/copenhagen-games.csv"
-);
 
 /// `--openings`: where the games start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -376,13 +372,18 @@ fn openings(args: &MatchArgs, variant: Variant) -> Result<Openings, MatchError> 
     match args.openings {
         OpeningKind::Random => Ok(Openings::random(variant)),
         OpeningKind::Real => {
-            let path = &args.openings_file;
-            let bad = |reason: String| MatchError::OpeningsFile {
-                path: path.display().to_string(),
-                reason,
+            let records = match &args.openings_file {
+                None => real_games(),
+                Some(path) => {
+                    let bad = |reason: String| MatchError::OpeningsFile {
+                        path: path.display().to_string(),
+                        reason,
+                    };
+                    let text =
+                        std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+                    GameRecord::parse_all(&text).map_err(|error| bad(error.to_string()))?
+                }
             };
-            let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
-            let records = GameRecord::parse_all(&text).map_err(|error| bad(error.to_string()))?;
             Ok(Openings::real(variant, &records, args.opening_plies)?)
         }
     }
@@ -604,7 +605,7 @@ mod tests {
             movetime: 0,
             variant: VariantArgs { rules, size: None },
             openings: OpeningKind::Random,
-            openings_file: PathBuf::from(REAL_GAMES),
+            openings_file: None,
             opening_plies: None,
             max_plies: 40,
             hash_mb: 1,
@@ -678,7 +679,7 @@ mod tests {
         ));
         let mut missing = args("level=1", "level=1", 2, Rules::Copenhagen, 1);
         missing.openings = OpeningKind::Real;
-        missing.openings_file = PathBuf::from("/nonexistent/games.csv");
+        missing.openings_file = Some(PathBuf::from("/nonexistent/games.csv"));
         let error = run(&missing).expect_err("no such file");
         assert!(
             error

@@ -15,8 +15,11 @@ mod serve;
 mod train;
 mod tune;
 
+use std::path::Path;
+
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use tafl::lab::{GameRecord, real_games};
 use tafl::rules::{BoardSize, Rules, Variant};
 use tafl::service::telemetry;
 
@@ -111,4 +114,15 @@ pub fn board_size(text: &str) -> Result<BoardSize, String> {
         .ok()
         .and_then(BoardSize::new)
         .ok_or_else(|| format!("{text:?}: expected 9, 11 or 13"))
+}
+
+/// The game records of a file, one a line (`moves,_,_,result`); with none, the real games built
+/// in, so that a command's default works wherever it runs.
+pub fn game_records(path: Option<&Path>) -> anyhow::Result<Vec<GameRecord>> {
+    let Some(path) = path else {
+        return Ok(real_games());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the game records {}", path.display()))?;
+    GameRecord::parse_all(&text).with_context(|| format!("game records {}", path.display()))
 }

@@ -10,7 +10,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use tafl::rules::{Game, GameRecord, Move, RecordedResult, Rules, Side, Variant};
+use tafl::lab::{GameRecord, RecordedResult};
+use tafl::rules::{Game, Move, Rules, Side, Variant};
 use tafl::search::{
     Engine, EngineConfig, Level, Limits, MoveClass, PlyReview, Review, ReviewBudget, ReviewSummary,
 };

@@ -19,7 +19,8 @@ use std::time::Duration;
 pub use openings::{Openings, OpeningsError};
 pub use summary::{MatchSummary, elo};
 
-use crate::rules::{Game, Move, RecordedResult, Side, Status, splitmix};
+use crate::lab::RecordedResult;
+use crate::rules::{Game, Move, Side, Status, splitmix};
 use crate::search::{Engine, Level, Limits};
 
 /// How one side of a match searches.
