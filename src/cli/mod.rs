@@ -7,7 +7,6 @@ mod datagen;
 mod fit_win_chance;
 mod matchplay;
 mod otep;
-mod otn;
 mod perft;
 mod remote_player;
 mod review;
