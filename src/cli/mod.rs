@@ -3,6 +3,7 @@
 //! printing and file handling the library leaves to its callers.
 
 mod bench;
+mod completions;
 mod datagen;
 mod fit_win_chance;
 mod matchplay;
@@ -62,6 +63,10 @@ enum Command {
     /// Fit game review's win-chance model to real games; prints its calibration on the held-out
     /// half and the fitted constants.
     FitWinChance(fit_win_chance::FitWinChanceArgs),
+    /// Print the completion script of a shell: e.g. `tafl completions bash >
+    /// ~/.local/share/bash-completion/completions/tafl`, `tafl completions zsh > _tafl` in a
+    /// directory of $fpath, `tafl completions fish > ~/.config/fish/completions/tafl.fish`.
+    Completions(completions::CompletionsArgs),
 }
 
 impl Cli {
@@ -85,6 +90,7 @@ impl Cli {
             Command::FitWinChance(args) => {
                 fit_win_chance::run(&args).context("tafl fit-win-chance")
             }
+            Command::Completions(args) => completions::run(&args).context("tafl completions"),
         }
     }
 }
