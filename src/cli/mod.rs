@@ -63,9 +63,9 @@ enum Command {
     /// Fit game review's win-chance model to real games; prints its calibration on the held-out
     /// half and the fitted constants.
     FitWinChance(fit_win_chance::FitWinChanceArgs),
-    /// Print the completion script of a shell: e.g. `tafl completions bash >
-    /// ~/.local/share/bash-completion/completions/tafl`, `tafl completions zsh > _tafl` in a
-    /// directory of $fpath, `tafl completions fish > ~/.config/fish/completions/tafl.fish`.
+    /// Print the completion script of a shell: e.g. `source <(tafl completions bash)` in
+    /// .bashrc, `tafl completions zsh > _tafl` in a directory of $fpath, `tafl completions fish |
+    /// source` in fish's config.
     Completions(completions::CompletionsArgs),
 }
 
