@@ -364,8 +364,8 @@ mod tests {
         assert_eq!((summary.games, summary.abandoned), (0, 1));
     }
 
-    #[test]
-    fn a_match_on_two_threads_plays_each_game_of_its_range_once() {
+    /// A small engine, and a player that searches one ply with it.
+    fn small_engine_at_depth_one() -> (Engine, Player) {
         let engine = Engine::new(EngineConfig {
             hash_mb: 1,
             ..EngineConfig::default()
@@ -376,6 +376,12 @@ mod tests {
             max_nodes: None,
             movetime: None,
         };
+        (engine, player)
+    }
+
+    #[test]
+    fn a_match_on_two_threads_plays_each_game_of_its_range_once() {
+        let (engine, player) = small_engine_at_depth_one();
         let pair = || -> PlayerPair<'_> {
             let engine_player = EnginePlayer {
                 player: &player,
@@ -402,16 +408,7 @@ mod tests {
 
     #[test]
     fn engine_players_play_a_game_to_its_end_or_the_limit() {
-        let engine = Engine::new(EngineConfig {
-            hash_mb: 1,
-            ..EngineConfig::default()
-        });
-        let player = Player {
-            level: Level::STRONGEST,
-            max_depth: Some(1),
-            max_nodes: None,
-            movetime: None,
-        };
+        let (engine, player) = small_engine_at_depth_one();
         let [mut a, mut b] = [EnginePlayer {
             player: &player,
             engine: &engine,
