@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
+use clap::builder::{OsStringValueParser, TypedValueParser};
 use tafl::lab::datagen::{self, DatagenConfig, GameData, Source};
 use tafl::rules::{Rules, Variant};
 use tafl::search::{Network, Networks};
@@ -43,7 +44,7 @@ pub struct DatagenArgs {
     /// Real games (`moves,_,_,result` a line) whose openings start `--real-openings` percent of
     /// the games; only for Copenhagen 11x11. Default: the real games built in
     /// (tests/data/copenhagen-games.csv); an empty path: random openings only.
-    #[arg(long)]
+    #[arg(long, value_parser = OsStringValueParser::new().map(PathBuf::from))]
     openings: Option<PathBuf>,
     /// Percent of the games that start from a real game's first plies (the others from random
     /// plies).
@@ -170,6 +171,17 @@ fn game_range(shard: Option<u32>, games: u32, recorded: Option<usize>) -> std::o
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn an_empty_openings_path_is_read_as_no_real_openings() {
+        let parsed = Cli::try_parse_from(["tafl", "datagen", "--out", "d.bin", "--openings", ""]);
+        let Some(Command::Datagen(args)) = parsed.expect("parses").command else {
+            panic!("not datagen");
+        };
+        assert_eq!(args.openings, Some(PathBuf::new()));
+    }
 
     #[test]
     fn a_shard_is_its_slice_of_the_seeds_games() {
