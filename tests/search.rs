@@ -3,10 +3,10 @@
 //! This is the `search` test binary: the deadline check of timed searches is
 //! its module in tests/search/.
 
-mod common;
+// The shared helpers (tests/common/), as `crate::common` for the modules below too.
+pub use common;
 
-/// In tests/search/: the crate root stays in tests/, so that `common` is
-/// reachable without `#[path]`.
+/// In tests/search/.
 mod search {
     mod timing;
 }
