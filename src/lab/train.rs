@@ -454,7 +454,7 @@ pub fn train(
 mod tests {
     use super::*;
     use crate::lab::datagen::{DatagenConfig, MAGIC, Source, generate, read_records};
-    use crate::rules::Rules;
+    use crate::rules::{Rules, random_walk};
     use crate::search::eval::nnue::Accumulator;
 
     fn records() -> Vec<Record> {
@@ -624,20 +624,7 @@ mod tests {
 
     /// Positions of random games on `variant`.
     fn positions(variant: Variant, count: usize) -> Vec<Position> {
-        let mut state = 11u64;
-        let mut out = Vec::new();
-        let mut position = Position::start(variant);
-        while out.len() < count {
-            let moves = position.legal_moves();
-            if moves.is_empty() || position.status().is_over() {
-                position = Position::start(variant);
-                continue;
-            }
-            state = splitmix(state);
-            position.play_unchecked(moves[(state % moves.len() as u64) as usize]);
-            out.push(position);
-        }
-        out
+        random_walk(variant, 11).take(count).collect()
     }
 
     /// The quantised forward pass stays within 2.5% of the scale (10 hundredths of an attacker at

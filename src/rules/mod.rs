@@ -21,6 +21,8 @@ mod perft;
 mod perft_step;
 mod piece;
 mod position;
+#[cfg(test)]
+mod random_walk;
 mod side;
 mod square;
 mod status;
@@ -40,4 +42,6 @@ pub use side::{BySide, Side};
 pub use square::{MAX_BOARD_SIZE, ParseSquareError, Square};
 pub use status::{EndReason, Status};
 pub use variant::{ParseRulesError, Rules, Variant};
+#[cfg(test)]
+pub(crate) use random_walk::random_walk;
 pub(crate) use zobrist::splitmix;

@@ -107,20 +107,18 @@ pub(crate) fn term_inputs(board: &Mailbox) -> TermInputs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{BoardSize, Rules, splitmix};
+    use crate::rules::{BoardSize, Rules, random_walk};
 
     /// Along random games on every board every term input lies in its term's range, and none is
     /// set twice: what the network's rows are laid out for.
     #[test]
     fn term_inputs_lie_after_the_pieces_one_per_term() {
-        let mut state = 3u64;
         let mut seen = [false; TERM_INPUT_COUNT];
         for rules in Rules::ALL {
             for size in BoardSize::ALL {
                 let variant = Variant::new(rules, size);
                 let pieces = FeatureSet::Pieces.input_count(variant);
-                let mut position = Position::start(variant);
-                for _ in 0..400 {
+                for position in random_walk(variant, 3).take(400) {
                     let inputs = term_inputs(&Mailbox::new(&position));
                     let mut first = pieces;
                     let mut found = inputs.iter().peekable();
@@ -136,13 +134,6 @@ mod tests {
                     }
                     assert!(found.next().is_none(), "{position}: {inputs:?}");
                     assert_eq!(first, FeatureSet::PiecesAndTerms.input_count(variant));
-                    let moves = position.legal_moves();
-                    if moves.is_empty() || position.status().is_over() {
-                        position = Position::start(variant);
-                        continue;
-                    }
-                    state = splitmix(state);
-                    position.play_unchecked(moves[(state % moves.len() as u64) as usize]);
                 }
             }
         }
