@@ -149,12 +149,17 @@ def refresh(block, page, addr, scratch, stale, files):
 
 
 def main():
-    check = "--check" in sys.argv[1:]
+    args = sys.argv[1:]
+    if args not in ([], ["--check"]):
+        sys.exit(__doc__)
+    check = args == ["--check"]
     subprocess.run(["cargo", "build", "--release", "--locked", "--bin", "tafl"], cwd=ROOT, check=True)
     # The first npx run installs buf and says so on stderr: not in an output block.
     subprocess.run(shlex.split(BUF_CURL)[:-1] + ["--version"], cwd=ROOT, check=True, capture_output=True)
     addr = f"127.0.0.1:{free_port()}"
-    server = subprocess.Popen([TAFL, "serve", "--listen", addr], cwd=ROOT)
+    # The server's own log (a line per call) would drown what this prints: only its warnings.
+    env = dict(os.environ, RUST_LOG="warn")
+    server = subprocess.Popen([TAFL, "serve", "--listen", addr], cwd=ROOT, env=env)
     stale, rewritten, files = [], {}, []
     try:
         for _ in range(100):
