@@ -150,8 +150,12 @@ def refresh(block, page, addr, scratch, stale, files):
 
 def main():
     args = sys.argv[1:]
+    if args in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     if args not in ([], ["--check"]):
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     check = args == ["--check"]
     subprocess.run(["cargo", "build", "--release", "--locked", "--bin", "tafl"], cwd=ROOT, check=True)
     # The first npx run installs buf and says so on stderr: not in an output block.
