@@ -38,10 +38,10 @@ pub use perft::{divide, perft};
 pub use piece::Piece;
 pub(crate) use position::PASS_HASH;
 pub use position::{MoveOutcome, PlayError, Position, PositionError};
+#[cfg(test)]
+pub(crate) use random_walk::random_walk;
 pub use side::{BySide, Side};
 pub use square::{MAX_BOARD_SIZE, ParseSquareError, Square};
 pub use status::{EndReason, Status};
 pub use variant::{ParseRulesError, Rules, Variant};
-#[cfg(test)]
-pub(crate) use random_walk::random_walk;
 pub(crate) use zobrist::splitmix;
