@@ -6,6 +6,7 @@ mod bench;
 mod completions;
 mod datagen;
 mod fit_win_chance;
+mod levels;
 mod matchplay;
 mod otep;
 mod perft;
@@ -60,6 +61,9 @@ enum Command {
     /// Review a game ply by ply: each move scored and classed (best ... blunder, missed and found
     /// wins), each side's accuracy, the turning points; `--svg` draws the evaluation graph.
     Review(review::ReviewArgs),
+    /// The levels' yardstick: review the real games or a player's games into rows of accuracy,
+    /// summarise rows, or count where games of different seeds part.
+    Levels(levels::LevelsArgs),
     /// Fit game review's win-chance model to real games; prints its calibration on the held-out
     /// half and the fitted constants.
     FitWinChance(fit_win_chance::FitWinChanceArgs),
@@ -87,6 +91,7 @@ impl Cli {
             Command::Datagen(args) => datagen::run(&args).context("tafl datagen"),
             Command::Train(args) => train::run(&args).context("tafl train"),
             Command::Review(args) => review::run(&args).context("tafl review"),
+            Command::Levels(args) => levels::run(&args).context("tafl levels"),
             Command::FitWinChance(args) => {
                 fit_win_chance::run(&args).context("tafl fit-win-chance")
             }

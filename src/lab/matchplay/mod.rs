@@ -43,6 +43,11 @@ pub fn a_attacks(index: u32) -> bool {
     index.is_multiple_of(2)
 }
 
+/// The seed both players get at `ply` of game `index`: a game's seeds are its own.
+pub fn seed(index: u32, ply: usize) -> u64 {
+    splitmix(u64::from(index) << 32 | ply as u64)
+}
+
 /// One side of a match: chooses the moves of the games it plays.
 pub trait Contestant {
     /// The move to play in `game`, which is not over. `moves` are the game's
@@ -238,8 +243,7 @@ pub fn play_game(
         let to_move = game.position().side_to_move();
         let b_to_move = (to_move == Side::Attackers) != a_attacks(index);
         let player = &mut players[usize::from(b_to_move)];
-        let seed = splitmix(u64::from(index) << 32 | game.ply() as u64);
-        let mv = match player.choose(&game, &moves, seed) {
+        let mv = match player.choose(&game, &moves, seed(index, game.ply())) {
             Ok(mv) => mv,
             Err(NoMove::Unplayable(reason)) => {
                 break Ending::Forfeit {
