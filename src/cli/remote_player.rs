@@ -109,7 +109,7 @@ impl RemotePlayer {
             // No bound at all: the level's own budget, as for a local player.
             limits: bounded.then_some(limits),
             level: player.level.get(),
-            seed,
+            seed: player.seed(seed),
         }
     }
 }
@@ -194,6 +194,7 @@ mod tests {
             max_depth: Some(2),
             max_nodes: None,
             movetime: Some(Duration::from_millis(300)),
+            seed: None,
         }
     }
 

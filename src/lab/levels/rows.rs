@@ -309,6 +309,7 @@ mod tests {
             max_depth: Some(depth),
             max_nodes: None,
             movetime: None,
+            seed: None,
         };
         let (deep, shallow) = (player(2), player(1));
         let config = MatchConfig {

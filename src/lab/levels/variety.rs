@@ -165,6 +165,7 @@ mod tests {
             max_depth: None,
             max_nodes: None,
             movetime: None,
+            seed: None,
         };
         let divergence = divergence(
             &engine,

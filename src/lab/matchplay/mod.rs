@@ -36,6 +36,16 @@ pub struct Player {
     pub max_depth: Option<u32>,
     pub max_nodes: Option<u64>,
     pub movetime: Option<Duration>,
+    /// Every move with this seed instead of the game's own (`seed=N`): a player that varies
+    /// nothing from game to game.
+    pub seed: Option<u64>,
+}
+
+impl Player {
+    /// The seed this player searches with where the game's is `game_seed`.
+    pub fn seed(&self, game_seed: u64) -> u64 {
+        self.seed.unwrap_or(game_seed)
+    }
 }
 
 /// Player A attacks in even games and defends in odd ones (each opening twice).
@@ -89,7 +99,7 @@ impl Contestant for EnginePlayer<'_> {
             deadline: None,
         };
         self.engine
-            .search(game, &limits, self.player.level, seed)
+            .search(game, &limits, self.player.level, self.player.seed(seed))
             .map(|report| report.best_move)
             .ok_or_else(|| NoMove::Unanswered("the search stopped without a move".to_string()))
     }
@@ -379,6 +389,7 @@ mod tests {
             max_depth: Some(1),
             max_nodes: None,
             movetime: None,
+            seed: None,
         };
         (engine, player)
     }
