@@ -21,7 +21,8 @@
 //! level does), `params.rs` (every tunable number of the search),
 //! `analysis.rs` (multi-line analysis, one report per depth), `threats.rs`
 //! (the tactical picture: wins, threats, captures), `review.rs` (a whole
-//! game judged ply by ply, and the win-chance model); and the evaluation in
+//! game judged ply by ply, and the win-chance model), `puzzles/` (tactics
+//! mined from a game, each proven); and the evaluation in
 //! `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
 //! and `eval/nnue/` (the network: features, weights, accumulator, file
 //! format), and `eval/cache.rs` (the latest scores, by hash). What grows
@@ -35,6 +36,7 @@ mod levels;
 mod limits;
 mod ordering;
 pub(crate) mod params;
+mod puzzles;
 mod review;
 mod threats;
 mod tt;
@@ -51,6 +53,10 @@ pub use eval::nnue::{
 };
 pub use levels::Level;
 pub use limits::Limits;
+pub use puzzles::{
+    DEFAULT_PUZZLE_NODES, DEFAULT_SOLVER_MOVES, MATERIAL_GAIN, MAX_SOLVER_MOVES, MinedPuzzles,
+    PROOF_NODES, Puzzle, PuzzleBudget, PuzzleGoal, Theme, find_puzzles,
+};
 pub use review::{
     ClassCounts, DEFAULT_REVIEW_NODES, Logistic, MoveClass, PlyReview, Review, ReviewBudget,
     ReviewStopped, ReviewSummary, WinChanceModel, move_accuracy,
