@@ -14,7 +14,8 @@ use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -55,6 +56,10 @@ pub struct PuzzlesArgs {
     /// Each search's transposition table, MiB.
     #[arg(long, default_value_t = 16)]
     pub hash_mb: usize,
+    /// Games mined at once, each on its own thread (the file then lists them in the order they
+    /// end).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
     /// Also draw each puzzle's board into this directory, as `ID.svg` (the id's `:` made `-`).
     #[arg(long)]
     pub svg: Option<PathBuf>,
@@ -77,21 +82,10 @@ struct GameEntry {
 pub fn run(args: &PuzzlesArgs) -> anyhow::Result<()> {
     let variant = args.variant.variant();
     let games = read_games(&args.games, variant)?;
-    let mined_path = PathBuf::from(format!("{}.mined", args.out.display()));
-    let mined = read_lines(&mined_path)?;
-    let written: HashSet<String> = read_lines(&args.out)?
-        .iter()
-        .skip(1)
-        .filter_map(|line| line.split(',').next().map(str::to_owned))
-        .collect();
-    let mut out = open_csv(&args.out)?;
-    let mut mined_file = append(&mined_path)?;
-    if let Some(dir) = &args.svg {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
+    let mut file = PuzzleFile::open(&args.out, args.svg.clone())?;
     let to_mine: Vec<&GameEntry> = games
         .iter()
-        .filter(|game| !mined.contains(&game.id))
+        .filter(|game| !file.mined.contains(&game.id))
         .collect();
     let limits = Limits {
         max_depth: args.depth,
@@ -107,35 +101,34 @@ pub fn run(args: &PuzzlesArgs) -> anyhow::Result<()> {
     let progress = progress_bar(to_mine.len() as u64);
     let started = Instant::now();
     let (mut found, mut added) = (0, 0);
-    for game in to_mine {
-        progress.set_message(game.id.clone());
-        let puzzles = find_puzzles(
-            &engine,
-            &game.start,
-            &game.moves,
-            &budget,
-            &AtomicBool::new(false),
-        )
-        .with_context(|| format!("{}: a ply checked on reading was refused", game.id))?
-        .puzzles;
-        found += puzzles.len();
-        for puzzle in &puzzles {
-            let id = format!("{}:{}", game.id, puzzle.source_ply);
-            if let Some(dir) = &args.svg {
-                let path = dir.join(format!("{}.svg", id.replace([':', '/'], "-")));
-                std::fs::write(&path, svg::board(puzzle))
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
-            if !written.contains(&id) {
-                writeln!(out, "{}", csv_line(&id, &game.id, puzzle))?;
-                added += 1;
-            }
+    let next = AtomicUsize::new(0);
+    let (sender, results) = mpsc::channel();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for _ in 0..args.threads.max(1) {
+            let (sender, next, to_mine) = (sender.clone(), &next, &to_mine);
+            let (engine, budget) = (&engine, &budget);
+            scope.spawn(move || {
+                while let Some(game) = to_mine.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let stop = AtomicBool::new(false);
+                    let mined = find_puzzles(engine, &game.start, &game.moves, budget, &stop);
+                    if sender.send((game.id.as_str(), mined)).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-        out.flush()?;
-        writeln!(mined_file, "{}", game.id)?;
-        mined_file.flush()?;
-        progress.inc(1);
-    }
+        drop(sender);
+        for (id, mined) in results {
+            let puzzles = mined
+                .with_context(|| format!("{id}: a ply checked on reading was refused"))?
+                .puzzles;
+            found += puzzles.len();
+            added += file.record(id, &puzzles)?;
+            progress.set_message(id.to_owned());
+            progress.inc(1);
+        }
+        Ok(())
+    })?;
     progress.finish_and_clear();
     eprintln!(
         "{} games mined in {:.1} s: {found} puzzles, {added} added to {}",
@@ -144,6 +137,63 @@ pub fn run(args: &PuzzlesArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     Ok(())
+}
+
+/// The puzzle file, the list of the games mined into it, and where boards are drawn.
+struct PuzzleFile {
+    out: File,
+    /// Its puzzles' ids.
+    written: HashSet<String>,
+    mined_file: File,
+    /// The games mined to the end.
+    mined: HashSet<String>,
+    svg: Option<PathBuf>,
+}
+
+impl PuzzleFile {
+    /// The file at `path` (created with its header when new) and its list of mined games.
+    fn open(path: &Path, svg: Option<PathBuf>) -> anyhow::Result<PuzzleFile> {
+        let mined_path = PathBuf::from(format!("{}.mined", path.display()));
+        let written = read_lines(path)?
+            .iter()
+            .skip(1)
+            .filter_map(|line| line.split(',').next().map(str::to_owned))
+            .collect();
+        if let Some(dir) = &svg {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        Ok(PuzzleFile {
+            out: open_csv(path)?,
+            written,
+            mined: read_lines(&mined_path)?.into_iter().collect(),
+            mined_file: append(&mined_path)?,
+            svg,
+        })
+    }
+
+    /// Appends the puzzles of game `game` the file lacks, draws them, and lists the game as
+    /// mined; returns how many were added.
+    fn record(&mut self, game: &str, puzzles: &[Puzzle]) -> anyhow::Result<usize> {
+        let mut added = 0;
+        for puzzle in puzzles {
+            let id = format!("{game}:{}", puzzle.source_ply);
+            if let Some(dir) = &self.svg {
+                let path = dir.join(format!("{}.svg", id.replace([':', '/'], "-")));
+                std::fs::write(&path, svg::board(puzzle))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            if self.written.insert(id.clone()) {
+                writeln!(self.out, "{}", csv_line(&id, game, puzzle))?;
+                added += 1;
+            }
+        }
+        // The puzzles first: a game listed as mined has all its puzzles in the file.
+        self.out.flush()?;
+        writeln!(self.mined_file, "{game}")?;
+        self.mined_file.flush()?;
+        Ok(added)
+    }
 }
 
 /// A bar on a terminal (stderr); nothing elsewhere, so a log stays clean.
