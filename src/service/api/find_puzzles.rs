@@ -1,0 +1,139 @@
+//! FindPuzzles: the puzzles of a whole game (`search/puzzles/`), in one answer.
+//!
+//! The game's plies are judged as ValidateGame judges them, and an illegal
+//! one is refused with the error ValidateGame reports for it. The mining is
+//! one search on the pool, admitted before the game is read (its work
+//! depends only on how many positions there are): each position's search
+//! within the caller's budget, capped by the server, the whole game within
+//! the call's deadline and the server's cap on a review's time. Cut short,
+//! it answers with the puzzles of the positions it finished, marked partial.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::rules::{Rules, Variant};
+use crate::search::{self, MAX_SOLVER_MOVES, MinedPuzzles, Puzzle, PuzzleBudget, PuzzleGoal};
+use crate::service::exec::Admission;
+
+use super::call::Call;
+use super::caps::puzzle_budget;
+use super::convert;
+use super::error::{Reason, ServiceError};
+use super::replay::{off_the_runtime, record_game};
+use super::run_search::StopOnDrop;
+use super::state::State;
+use super::validate_game::{JudgedPlies, judge_plies};
+use crate::service::pb;
+
+#[tracing::instrument(
+    name = "FindPuzzles",
+    skip_all,
+    fields(variant, board_size, ply, puzzles, partial)
+)]
+pub(super) async fn handle(
+    state: Arc<State>,
+    mut call: Call<pb::FindPuzzlesRequest>,
+) -> Result<pb::FindPuzzlesResponse, ServiceError> {
+    let solver_moves = call.message.max_solver_moves;
+    if solver_moves > MAX_SOLVER_MOVES {
+        return Err(ServiceError::invalid(
+            "max_solver_moves",
+            Reason::BadLimits,
+            format!(
+                "{solver_moves} moves is longer than the {MAX_SOLVER_MOVES} a puzzle's proof looks at"
+            ),
+        ));
+    }
+    let cap_end = Instant::now() + state.config.caps.max_review_time;
+    let deadline = call
+        .deadline
+        .map_or(cap_end, |deadline| deadline.min(cap_end));
+    let game = call.message.game.take();
+    let plies = game.as_ref().map_or(0, |game| game.moves.len());
+    let (budget, work) = puzzle_budget(
+        call.message.limits.as_ref(),
+        solver_moves,
+        plies,
+        state.caps,
+        Some(deadline),
+    );
+    let admission = call.admit(&state, work)?;
+    let judged = off_the_runtime(&state, plies, move |state| {
+        judge_plies(game.as_ref(), state.config.caps.max_game_plies)
+    })
+    .await?;
+    if let Some((_, refused)) = judged.refused {
+        return Err(refused);
+    }
+    let span = record_game(&judged.game);
+    let mined = mine(&state, admission, judged, budget).await?;
+    span.record("puzzles", mined.puzzles.len());
+    span.record("partial", mined.partial);
+    Ok(pb::FindPuzzlesResponse {
+        puzzles: mined.puzzles.iter().map(puzzle_to_proto).collect(),
+        partial: mined.partial,
+    })
+}
+
+/// Mines the judged game on the pool, stopping if the call goes away or the server stops.
+async fn mine(
+    state: &Arc<State>,
+    admission: Admission,
+    judged: JudgedPlies,
+    budget: PuzzleBudget,
+) -> Result<MinedPuzzles, ServiceError> {
+    let worker = Arc::clone(state);
+    // Stops the mining if this call goes away (cancelled, or cut off by its deadline).
+    let stop = StopOnDrop::default();
+    let stop_flag = stop.flag();
+    let moves: Vec<_> = judged.plies.iter().map(|played| played.played).collect();
+    state
+        .pool
+        .run(admission, stop.flag(), move || {
+            search::find_puzzles(&worker.engine, &judged.start, &moves, &budget, &stop_flag)
+        })
+        .await?
+        .map_err(|error| ServiceError::Internal(format!("a judged ply was refused: {error}")))
+}
+
+fn goal_to_proto(goal: PuzzleGoal) -> pb::PuzzleGoal {
+    match goal {
+        PuzzleGoal::KingEscapes => pb::PuzzleGoal::KingEscapes,
+        PuzzleGoal::KingCaptured => pb::PuzzleGoal::KingCaptured,
+        PuzzleGoal::WinMaterial => pb::PuzzleGoal::WinMaterial,
+    }
+}
+
+fn variant_to_proto(variant: Variant) -> pb::Variant {
+    let rules = match variant.rules {
+        Rules::Copenhagen => pb::Rules::Copenhagen,
+        Rules::Fetlar => pb::Rules::Fetlar,
+        Rules::Tablut => pb::Rules::Tablut,
+    };
+    pb::Variant {
+        rules: rules.into(),
+        board_size: u32::from(variant.size.get()),
+    }
+}
+
+fn puzzle_to_proto(puzzle: &Puzzle) -> pb::Puzzle {
+    pb::Puzzle {
+        variant: Some(variant_to_proto(puzzle.start.variant())),
+        start: puzzle.start.to_string(),
+        source_ply: puzzle.source_ply as u32,
+        solver: convert::side_to_proto(puzzle.solver).into(),
+        solution: puzzle
+            .solution
+            .iter()
+            .map(convert::played_to_proto)
+            .collect(),
+        goal: goal_to_proto(puzzle.goal).into(),
+        themes: puzzle
+            .themes
+            .iter()
+            .map(|theme| theme.name().to_owned())
+            .collect(),
+        rating: puzzle.rating,
+        found_in_game: puzzle.found_in_game,
+    }
+}
