@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use super::goal::{Aim, PuzzleGoal};
 use crate::rules::{Move, MoveList, Position};
+use crate::search::evaluate;
 
 /// The most solver moves a proof looks at (and so a puzzle may ask for).
 pub const MAX_SOLVER_MOVES: u32 = 4;
@@ -209,23 +210,32 @@ impl<'a> Prover<'a> {
     }
 
     /// The reply after which the solver (`net` ahead, `moves` left) needs
-    /// all its moves; of several, the one leaving it the fewest ways on (a
-    /// single one where possible, so the puzzle goes on), or before its last
-    /// move the least material and then the fewest moves that finish, then
-    /// the first in square order.
+    /// all its moves. Of several: before the solver's last move, the one
+    /// that leaves it the least material, then the fewest moves that finish;
+    /// earlier, the first that leaves it a single way on (so the puzzle goes
+    /// on), else the fewest; ties go to the reply the static evaluation
+    /// likes best for the opponent (its most natural move), then to square
+    /// order.
     fn longest_resistance(
         &mut self,
         after: &Position,
         net: i32,
         moves: u32,
     ) -> Result<Option<Move>, Cut> {
-        let mut best: Option<((i32, usize), Move)> = None;
-        for reply in sorted(after.legal_moves()) {
+        let mut longest = Vec::new();
+        for reply in after.legal_moves() {
             let (replied, lost) = self.play(after, reply)?;
+            if moves > 1 && self.forces(&replied, net - lost, moves - 1)? {
+                continue;
+            }
+            // The solver's view, so the opponent's favourite is the lowest.
+            longest.push((evaluate(&replied), reply, replied, lost));
+        }
+        longest.sort_unstable_by_key(|&(score, reply, ..)| (score, reply));
+        let mut best: Option<((i32, usize), Move)> = None;
+        for (_, reply, replied, lost) in longest {
             let resistance = if moves == 1 {
                 self.finishes(&replied, net - lost)?
-            } else if self.forces(&replied, net - lost, moves - 1)? {
-                continue;
             } else {
                 (0, self.forcing_moves(&replied, net - lost, moves)?.len())
             };
