@@ -6,23 +6,27 @@
 //! ```sh
 //! cargo run --release &                                   # the server, on 127.0.0.1:50051
 //! cargo run --release --example client -- --plies 20      # this client
+//! cargo run --release --example client -- --addr 127.0.0.1:50051 --rules tablut
 //! ```
 //!
 //! The request carries the whole game every time: the service keeps nothing
 //! between calls, so the caller holds the move list.
+
+use std::error::Error;
+use std::process::ExitCode;
 
 use clap::Parser;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tafl::service::pb::{
     ApplyMoveRequest, Game, GameResult, LegalMovesRequest, Rules, SuggestMoveRequest, Variant,
 };
-use tonic::Code;
+use tonic::{Code, Status};
 use tonic_types::StatusExt;
 
 #[derive(Debug, Parser)]
 struct Args {
-    /// The server's address.
-    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    /// The server's address: host:port, as `tafl serve --listen` takes it, or a URL.
+    #[arg(long, default_value = "127.0.0.1:50051")]
     addr: String,
     /// copenhagen, fetlar or tablut.
     #[arg(long, default_value = "copenhagen")]
@@ -36,11 +40,38 @@ struct Args {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse();
+async fn main() -> ExitCode {
+    match play(Args::parse()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // A call the server refused or could not answer: its code and sentence, not a dump.
+            match error.downcast_ref::<Status>() {
+                Some(status) => eprintln!("client: {:?}: {}", status.code(), status.message()),
+                None => eprintln!("client: {error}"),
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn play(args: Args) -> Result<(), Box<dyn Error>> {
     let rules = Rules::from_str_name(&format!("RULES_{}", args.rules.to_ascii_uppercase()))
-        .ok_or_else(|| format!("{:?} is not a ruleset", args.rules))?;
-    let mut client = TaflServiceClient::connect(args.addr.clone()).await?;
+        .ok_or_else(|| format!("--rules {}: use copenhagen, fetlar or tablut", args.rules))?;
+    // tonic wants a URL; the other clients and `--listen` take host:port.
+    let url = if args.addr.contains("://") {
+        args.addr.clone()
+    } else {
+        format!("http://{}", args.addr)
+    };
+    let mut client = TaflServiceClient::connect(url.clone())
+        .await
+        .map_err(|error| {
+            format!(
+                "no tafl server answers at {url} ({}); start one with `cargo run --release`, \
+                 or name another with --addr",
+                with_causes(&error)
+            )
+        })?;
     let mut game = Game {
         variant: Some(Variant {
             rules: rules.into(),
@@ -139,4 +170,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Code::InvalidArgument | Code::FailedPrecondition
     ));
     Ok(())
+}
+
+/// An error and the errors that caused it, on one line ("transport error: tcp
+/// connect error: Connection refused (os error 111)"); hyper wraps some in a
+/// layer that says the same, said once here.
+fn with_causes(error: &dyn Error) -> String {
+    let mut text = error.to_string();
+    let mut said = text.clone();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let this = inner.to_string();
+        if this != said {
+            text = format!("{text}: {this}");
+        }
+        said = this;
+        cause = inner.source();
+    }
+    text
 }

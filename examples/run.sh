@@ -45,7 +45,7 @@ done
 # all three must see the same games.
 for game in "--rules tablut --plies 200" "--rules copenhagen --plies 30"; do
     echo "== Rust client: cargo run --release --example client -- $game"
-    target/release/examples/client --addr "http://$addr" $game | tee target/client-rust.out
+    target/release/examples/client --addr "$addr" $game | tee target/client-rust.out
     echo "== Python client: examples/python/client.py $game"
     "$venv/bin/python" examples/python/client.py --addr "$addr" $game | tee target/client-python.out
     echo "== TypeScript client: npm --prefix examples/node start -- $game"

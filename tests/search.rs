@@ -187,13 +187,18 @@ fn never_returns_an_illegal_move() {
     assert_eq!(searched, 9 * 120);
 }
 
+/// The classic evaluation and the engine's own (its networks on their boards) never score a
+/// position as won or lost.
 #[test]
 fn static_evaluation_stays_in_bounds() {
+    let engine = engine();
     let mut rng = Lcg(11);
     for variant in all_variants() {
         for game in random_games(variant, 60, 200, &mut rng) {
-            let score = evaluate(game.position());
-            assert!(score.abs() < 900_000, "{score} for {}", game.position());
+            let position = game.position();
+            for score in [evaluate(position), engine.static_eval(position).as_i32()] {
+                assert!(score.abs() < 900_000, "{score} for {position}");
+            }
         }
     }
 }

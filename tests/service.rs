@@ -26,6 +26,7 @@ mod service {
     mod puzzles;
     mod review;
     mod rpcs;
+    mod static_evaluation;
     mod threats;
     mod tls;
     mod turn_support;

@@ -82,15 +82,8 @@ def describe_error(error):
     return lines
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--addr", default="127.0.0.1:50051", help="the server, host:port")
-    parser.add_argument("--rules", default="copenhagen", choices=["copenhagen", "fetlar", "tablut"])
-    parser.add_argument("--level", type=int, default=3, help="1..10; below 10 the game is the same every run")
-    parser.add_argument("--plies", type=int, default=40, help="stop after this many plies")
-    args = parser.parse_args()
-
-    pb, pb_grpc = generate_stubs()
+def play(args, pb, pb_grpc):
+    """The game, then the refused move; a call that fails raises grpc.RpcError."""
     ongoing = pb.GAME_RESULT_ONGOING
     with grpc.insecure_channel(args.addr) as channel:
         client = pb_grpc.TaflServiceStub(channel)
@@ -131,6 +124,27 @@ def main():
                 sys.exit(f"unexpected status {error.code()}")
         else:
             sys.exit("a1-a2 was accepted; a move from a corner never is")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--addr", default="127.0.0.1:50051", help="the server, host:port")
+    parser.add_argument("--rules", default="copenhagen", choices=["copenhagen", "fetlar", "tablut"])
+    parser.add_argument("--level", type=int, default=3, help="1..10; below 10 the game is the same every run")
+    parser.add_argument("--plies", type=int, default=40, help="stop after this many plies")
+    args = parser.parse_args()
+
+    pb, pb_grpc = generate_stubs()
+    try:
+        play(args, pb, pb_grpc)
+    except grpc.RpcError as error:
+        # A sentence, not grpc's traceback: most often no server is there.
+        if error.code() == grpc.StatusCode.UNAVAILABLE:
+            sys.exit(
+                f"client: no tafl server answers at {args.addr} ({error.details()}); "
+                "start one with `cargo run --release`, or name another with --addr"
+            )
+        sys.exit(f"client: {error.code().name}: {error.details()}")
 
 
 if __name__ == "__main__":

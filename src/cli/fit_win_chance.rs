@@ -1,6 +1,6 @@
 //! `tafl fit-win-chance`: fits game review's win-chance model to real games
 //! and prints its calibration on the held-out half and the constants for
-//! src/search/review.rs.
+//! src/search/review/win_chance.rs.
 
 use std::path::PathBuf;
 

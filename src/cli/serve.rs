@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tafl::service::shutdown::Signals;
 use tafl::service::{
-    CapsConfig, Config, ExecConfig, STOP_FLUSH, ServeError, Server, ShutdownConfig,
+    CapsConfig, Config, ExecConfig, STOP_FLUSH, ServeError, Server, Setting, ShutdownConfig,
     TelemetryConfig, TlsConfig, TransportConfig, telemetry,
 };
 
@@ -17,8 +17,27 @@ fn defaults() -> Config {
     Config::default()
 }
 
-/// Everything `tafl serve` can be told. Flags win over environment variables,
-/// which win over the defaults.
+/// The duration flags' bounds, in milliseconds.
+const HOUR_MS: u64 = 3_600_000;
+const DAY_MS: u64 = 24 * HOUR_MS;
+
+/// A value parser for a whole number from `low` to `high`: clap refuses any
+/// other with a sentence naming the flag, the value and the range, and exits 2.
+fn between<T>(low: u64, high: u64) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |text: &str| {
+        let value: u64 = text.parse().map_err(|error| format!("{error}"))?;
+        if !(low..=high).contains(&value) {
+            return Err(format!("must be between {low} and {high}"));
+        }
+        T::try_from(value).map_err(|_| format!("{value} is too large for this machine"))
+    }
+}
+
+/// Everything `tafl serve` can be told, each number within its range.
+/// Flags win over environment variables, which win over the defaults.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServeArgs {
     /// Address to serve gRPC on.
@@ -26,132 +45,132 @@ pub struct ServeArgs {
     listen: SocketAddr,
 
     /// Threads that run searches (Evaluate with limits, SuggestMove); 0: one per CPU core.
-    #[arg(long, env = "TAFL_SEARCH_THREADS", default_value_t = defaults().exec.search_threads)]
+    #[arg(long, env = "TAFL_SEARCH_THREADS", default_value_t = defaults().exec.search_threads, value_parser = between::<usize>(0, 1024))]
     search_threads: usize,
 
     /// Searches that run at once; 0: as many as there are search threads.
-    #[arg(long, env = "TAFL_MAX_CONCURRENT_SEARCHES", default_value_t = defaults().exec.max_concurrent_searches)]
+    #[arg(long, env = "TAFL_MAX_CONCURRENT_SEARCHES", default_value_t = defaults().exec.max_concurrent_searches, value_parser = between::<usize>(0, 1024))]
     max_concurrent_searches: usize,
 
     /// Searches that may wait for a free slot; past that, RESOURCE_EXHAUSTED at once.
-    #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = defaults().exec.max_queued_searches)]
+    #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = defaults().exec.max_queued_searches, value_parser = between::<usize>(0, 100_000))]
     max_queued_searches: usize,
 
     /// Transposition table size in MiB, for each running search and each active game review.
-    #[arg(long, env = "TAFL_HASH_MB", default_value_t = defaults().exec.hash_mb)]
+    #[arg(long, env = "TAFL_HASH_MB", default_value_t = defaults().exec.hash_mb, value_parser = between::<usize>(1, 1 << 20))]
     hash_mb: usize,
 
     /// Most moves a request's game may hold (game.moves); more is INVALID_ARGUMENT.
-    #[arg(long, env = "TAFL_MAX_GAME_PLIES", default_value_t = defaults().caps.max_game_plies)]
+    #[arg(long, env = "TAFL_MAX_GAME_PLIES", default_value_t = defaults().caps.max_game_plies, value_parser = between::<usize>(1, 100_000))]
     max_game_plies: usize,
 
     /// Largest request message in bytes; larger ones are refused before decoding.
-    #[arg(long, env = "TAFL_MAX_MESSAGE_BYTES", default_value_t = defaults().transport.max_message_bytes)]
+    #[arg(long, env = "TAFL_MAX_MESSAGE_BYTES", default_value_t = defaults().transport.max_message_bytes, value_parser = between::<usize>(1024, 256 << 20))]
     max_message_bytes: usize,
 
     /// Bytes of messages over 64 KiB one connection's calls may hold at once (each call counts
     /// its message's length from when its first bytes arrive until it ends); past that,
     /// RESOURCE_EXHAUSTED. Smaller messages share 8 KiB per --max-calls. At least
     /// --max-message-bytes.
-    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES_PER_CONNECTION", default_value_t = defaults().transport.max_request_bytes_per_connection)]
+    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES_PER_CONNECTION", default_value_t = defaults().transport.max_request_bytes_per_connection, value_parser = between::<usize>(1024, 1 << 40))]
     max_request_bytes_per_connection: usize,
 
     /// Bytes of messages over 64 KiB all calls may hold at once, as above. At least
     /// --max-message-bytes.
-    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES", default_value_t = defaults().transport.max_request_bytes)]
+    #[arg(long, env = "TAFL_MAX_REQUEST_BYTES", default_value_t = defaults().transport.max_request_bytes, value_parser = between::<usize>(1024, 1 << 40))]
     max_request_bytes: usize,
 
     /// Response bytes one connection's calls may have handed over and its client not yet taken
     /// (a shut HTTP/2 window, a client that does not read); past that its calls end
     /// RESOURCE_EXHAUSTED. A connection with nothing waiting may always send one answer.
-    #[arg(long, env = "TAFL_MAX_RESPONSE_BYTES_PER_CONNECTION", default_value_t = defaults().transport.max_response_bytes_per_connection)]
+    #[arg(long, env = "TAFL_MAX_RESPONSE_BYTES_PER_CONNECTION", default_value_t = defaults().transport.max_response_bytes_per_connection, value_parser = between::<usize>(1024, 1 << 40))]
     max_response_bytes_per_connection: usize,
 
     /// Response bytes all calls may have waiting, as above.
-    #[arg(long, env = "TAFL_MAX_RESPONSE_BYTES", default_value_t = defaults().transport.max_response_bytes)]
+    #[arg(long, env = "TAFL_MAX_RESPONSE_BYTES", default_value_t = defaults().transport.max_response_bytes, value_parser = between::<usize>(1024, 1 << 40))]
     max_response_bytes: usize,
 
     /// A connection whose responses wait this long with no byte of them taken by the client
     /// is closed (milliseconds).
-    #[arg(long, env = "TAFL_SEND_TIMEOUT_MS", default_value_t = millis(defaults().transport.send_timeout))]
+    #[arg(long, env = "TAFL_SEND_TIMEOUT_MS", default_value_t = millis(defaults().transport.send_timeout), value_parser = between::<u64>(1, HOUR_MS))]
     send_timeout_ms: u64,
 
     /// Calls (Watch streams included) open at once on all connections; past that a
     /// connection's new calls are RESOURCE_EXHAUSTED, unless it has none open.
-    #[arg(long, env = "TAFL_MAX_CALLS", default_value_t = defaults().transport.max_calls)]
+    #[arg(long, env = "TAFL_MAX_CALLS", default_value_t = defaults().transport.max_calls, value_parser = between::<usize>(1, 10_000_000))]
     max_calls: usize,
 
     /// A connection this old gets GOAWAY: no new calls, closed once its calls end (milliseconds).
-    #[arg(long, env = "TAFL_MAX_CONNECTION_AGE_MS", default_value_t = millis(defaults().transport.max_connection_age))]
+    #[arg(long, env = "TAFL_MAX_CONNECTION_AGE_MS", default_value_t = millis(defaults().transport.max_connection_age), value_parser = between::<u64>(1, 365 * DAY_MS))]
     max_connection_age_ms: u64,
 
     /// And is closed this long after its maximum age, calls open or not (milliseconds).
-    #[arg(long, env = "TAFL_MAX_CONNECTION_AGE_GRACE_MS", default_value_t = millis(defaults().transport.max_connection_age_grace))]
+    #[arg(long, env = "TAFL_MAX_CONNECTION_AGE_GRACE_MS", default_value_t = millis(defaults().transport.max_connection_age_grace), value_parser = between::<u64>(0, DAY_MS))]
     max_connection_age_grace_ms: u64,
 
     /// Deepest search the server runs, whatever a caller asks (plies).
-    #[arg(long, env = "TAFL_MAX_SEARCH_DEPTH", default_value_t = defaults().caps.max_search_depth)]
+    #[arg(long, env = "TAFL_MAX_SEARCH_DEPTH", default_value_t = defaults().caps.max_search_depth, value_parser = between::<u32>(1, 255))]
     max_search_depth: u32,
 
     /// Longest a search may think, whatever a caller asks (milliseconds).
-    #[arg(long, env = "TAFL_MAX_SEARCH_TIME_MS", default_value_t = millis(defaults().caps.max_search_time))]
+    #[arg(long, env = "TAFL_MAX_SEARCH_TIME_MS", default_value_t = millis(defaults().caps.max_search_time), value_parser = between::<u64>(1, HOUR_MS))]
     max_search_time_ms: u64,
 
     /// Most positions a search may visit, whatever a caller asks.
-    #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = defaults().caps.max_search_nodes)]
+    #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = defaults().caps.max_search_nodes, value_parser = between::<u64>(1, u64::MAX))]
     max_search_nodes: u64,
 
     /// Longest a game review (ReviewGame) or a game's puzzle mining (FindPuzzles) may take,
     /// whatever its deadline: it then ends with what it has, marked partial (milliseconds).
-    #[arg(long, env = "TAFL_MAX_REVIEW_TIME_MS", default_value_t = millis(defaults().caps.max_review_time))]
+    #[arg(long, env = "TAFL_MAX_REVIEW_TIME_MS", default_value_t = millis(defaults().caps.max_review_time), value_parser = between::<u64>(1, DAY_MS))]
     max_review_time_ms: u64,
 
     /// Taken off a call's deadline (grpc-timeout) so the answer still arrives in time (milliseconds).
-    #[arg(long, env = "TAFL_DEADLINE_MARGIN_MS", default_value_t = millis(defaults().caps.deadline_margin))]
+    #[arg(long, env = "TAFL_DEADLINE_MARGIN_MS", default_value_t = millis(defaults().caps.deadline_margin), value_parser = between::<u64>(0, 60_000))]
     deadline_margin_ms: u64,
 
     /// And this share of the deadline too, at most 250 ms: a search looks at the clock only now and then.
-    #[arg(long, env = "TAFL_DEADLINE_MARGIN_PERCENT", default_value_t = defaults().caps.deadline_margin_percent)]
+    #[arg(long, env = "TAFL_DEADLINE_MARGIN_PERCENT", default_value_t = defaults().caps.deadline_margin_percent, value_parser = between::<u32>(0, 100))]
     deadline_margin_percent: u32,
 
     /// On SIGINT/SIGTERM: how long health says NOT_SERVING while calls are still taken,
     /// so load balancers can drain this replica (milliseconds).
-    #[arg(long, env = "TAFL_DRAIN_DELAY_MS", default_value_t = millis(defaults().shutdown.drain_delay))]
+    #[arg(long, env = "TAFL_DRAIN_DELAY_MS", default_value_t = millis(defaults().shutdown.drain_delay), value_parser = between::<u64>(0, HOUR_MS))]
     drain_delay_ms: u64,
 
     /// On SIGINT/SIGTERM: how long in-flight calls may take to finish before the server exits anyway (milliseconds).
-    #[arg(long, env = "TAFL_SHUTDOWN_GRACE_MS", default_value_t = millis(defaults().shutdown.grace))]
+    #[arg(long, env = "TAFL_SHUTDOWN_GRACE_MS", default_value_t = millis(defaults().shutdown.grace), value_parser = between::<u64>(0, HOUR_MS))]
     shutdown_grace_ms: u64,
 
     /// HTTP/2 streams (calls, Watch streams) one connection may hold open at once; past that
     /// the client must wait (a well-behaved client does) or its new streams are refused.
-    #[arg(long, env = "TAFL_MAX_STREAMS_PER_CONNECTION", default_value_t = defaults().transport.max_streams_per_connection)]
+    #[arg(long, env = "TAFL_MAX_STREAMS_PER_CONNECTION", default_value_t = defaults().transport.max_streams_per_connection, value_parser = between::<u32>(1, 10_000))]
     max_streams_per_connection: u32,
 
     /// Open connections the server holds at once; past that, new ones wait in the listen backlog.
-    #[arg(long, env = "TAFL_MAX_CONNECTIONS", default_value_t = defaults().transport.max_connections)]
+    #[arg(long, env = "TAFL_MAX_CONNECTIONS", default_value_t = defaults().transport.max_connections, value_parser = between::<usize>(1, 1_000_000))]
     max_connections: usize,
 
     /// A new connection that has not started a call within this long (TLS handshake, HTTP/2
     /// preface and first request included) is closed (milliseconds).
-    #[arg(long, env = "TAFL_HANDSHAKE_TIMEOUT_MS", default_value_t = millis(defaults().transport.handshake_timeout))]
+    #[arg(long, env = "TAFL_HANDSHAKE_TIMEOUT_MS", default_value_t = millis(defaults().transport.handshake_timeout), value_parser = between::<u64>(1, HOUR_MS))]
     handshake_timeout_ms: u64,
 
     /// A connection with no call open for this long is closed (milliseconds).
-    #[arg(long, env = "TAFL_IDLE_TIMEOUT_MS", default_value_t = millis(defaults().transport.idle_timeout))]
+    #[arg(long, env = "TAFL_IDLE_TIMEOUT_MS", default_value_t = millis(defaults().transport.idle_timeout), value_parser = between::<u64>(1, DAY_MS))]
     idle_timeout_ms: u64,
 
     /// How often the server pings a connection to check the peer is still there (milliseconds).
-    #[arg(long, env = "TAFL_KEEPALIVE_INTERVAL_MS", default_value_t = millis(defaults().transport.keepalive_interval))]
+    #[arg(long, env = "TAFL_KEEPALIVE_INTERVAL_MS", default_value_t = millis(defaults().transport.keepalive_interval), value_parser = between::<u64>(1, DAY_MS))]
     keepalive_interval_ms: u64,
 
     /// A ping unanswered this long closes the connection (milliseconds).
-    #[arg(long, env = "TAFL_KEEPALIVE_TIMEOUT_MS", default_value_t = millis(defaults().transport.keepalive_timeout))]
+    #[arg(long, env = "TAFL_KEEPALIVE_TIMEOUT_MS", default_value_t = millis(defaults().transport.keepalive_timeout), value_parser = between::<u64>(1, HOUR_MS))]
     keepalive_timeout_ms: u64,
 
     /// Long games (LegalMoves, ApplyMove ...) replayed at once on their own threads, away from
     /// the threads that answer health checks; 0: half the CPU cores, at least one.
-    #[arg(long, env = "TAFL_REPLAY_THREADS", default_value_t = defaults().exec.replay_threads)]
+    #[arg(long, env = "TAFL_REPLAY_THREADS", default_value_t = defaults().exec.replay_threads, value_parser = between::<usize>(0, 1024))]
     replay_threads: usize,
 
     /// OTLP/gRPC collector to export traces and metrics to (`http://host:4317`);
@@ -241,14 +260,14 @@ fn millis(duration: Duration) -> u64 {
 }
 
 /// Runs the server until SIGINT/SIGTERM, then drains and exits 0, within the
-/// drain delay + the grace period + [`STOP_FLUSH`] + a few milliseconds. A
-/// configuration value out of range, or an `--eval-net` file the server
-/// cannot use, exits 2 with a sentence naming the flag (as clap does for a
-/// value it cannot parse).
+/// drain delay + the grace period + [`STOP_FLUSH`] + a few milliseconds.
+/// Values that do not fit together (or on this machine), or an `--eval-net`
+/// file the server cannot use, exit 2 with a sentence naming the flags (as
+/// clap does for a value out of range).
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let config = Config::from(args);
     if let Err(error) = config.validate() {
-        refuse(&error.to_string());
+        refuse(&error.describe(flag));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -294,9 +313,34 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Err(error) = &served
         && let Some(ServeError::Network { path, reason }) = error.downcast_ref()
     {
-        refuse(&format!("--eval-net {}: {reason}", path.display()));
+        refuse(&format!(
+            "{} {}: {reason}",
+            long_flag("eval_net"),
+            path.display()
+        ));
     }
     served
+}
+
+/// The flag that sets `setting`.
+fn flag(setting: Setting) -> String {
+    long_flag(match setting {
+        Setting::HashMb => "hash_mb",
+        Setting::MaxConcurrentSearches => "max_concurrent_searches",
+        Setting::MaxMessageBytes => "max_message_bytes",
+        Setting::MaxRequestBytesPerConnection => "max_request_bytes_per_connection",
+        Setting::MaxRequestBytes => "max_request_bytes",
+    })
+}
+
+/// The flag of the [`ServeArgs`] field `id`, as clap declares it: `--hash-mb` for `hash_mb`.
+fn long_flag(id: &str) -> String {
+    let command = <ServeArgs as clap::Args>::augment_args(clap::Command::new("tafl"));
+    let long = command
+        .get_arguments()
+        .find(|arg| arg.get_id() == id)
+        .and_then(clap::Arg::get_long);
+    format!("--{}", long.unwrap_or(id))
 }
 
 /// Exits 2 with `sentence`, as clap does for a value it cannot parse.
@@ -364,5 +408,54 @@ mod tests {
     fn bad_flags_are_refused() {
         assert!(Cli::try_parse_from(["tafl", "--listen", "nowhere"]).is_err());
         assert!(Cli::try_parse_from(["tafl", "--max-game-plies", "-1"]).is_err());
+    }
+
+    #[test]
+    fn values_out_of_range_are_refused_naming_the_flag_and_the_range() {
+        let refused = |args: &[&str]| {
+            let Err(error) =
+                Cli::try_parse_from(std::iter::once("tafl").chain(args.iter().copied()))
+            else {
+                panic!("{args:?} parses");
+            };
+            assert_eq!(error.exit_code(), 2);
+            error.to_string()
+        };
+        let message = refused(&["--hash-mb", "0"]);
+        assert!(
+            message.contains("'0' for '--hash-mb <HASH_MB>': must be between 1 and 1048576"),
+            "{message}"
+        );
+        let message = refused(&["--drain-delay-ms", "18446744073709551615"]);
+        assert!(message.contains("--drain-delay-ms"), "{message}");
+        assert!(
+            message.contains("must be between 0 and 3600000"),
+            "{message}"
+        );
+        let message = refused(&["--max-search-nodes", "18446744073709551616"]);
+        assert!(message.contains("--max-search-nodes"), "{message}");
+        // The bounds themselves are in range.
+        let config = parse(&["--hash-mb", "1048576", "--max-search-depth", "255"]);
+        assert_eq!(config.exec.hash_mb, 1 << 20);
+    }
+
+    #[test]
+    fn every_setting_a_config_error_names_has_its_flag() {
+        use strum::IntoEnumIterator;
+        let command = <ServeArgs as Args>::augment_args(clap::Command::new("tafl"));
+        let longs: Vec<String> = command
+            .get_arguments()
+            .filter_map(clap::Arg::get_long)
+            .map(|long| format!("--{long}"))
+            .collect();
+        for setting in Setting::iter() {
+            assert!(
+                longs.contains(&flag(setting)),
+                "{setting:?}: {}",
+                flag(setting)
+            );
+        }
+        assert_eq!(flag(Setting::HashMb), "--hash-mb");
+        assert!(longs.contains(&long_flag("eval_net")));
     }
 }

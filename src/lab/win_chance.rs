@@ -409,7 +409,10 @@ impl fmt::Display for FitReport {
             }
             writeln!(f)?;
         }
-        writeln!(f, "for src/search/review.rs (WinChanceModel::FITTED):")?;
+        writeln!(
+            f,
+            "for src/search/review/win_chance.rs (WinChanceModel::FITTED):"
+        )?;
         for (side, curve) in [
             ("attackers", self.model.curves.attackers),
             ("defenders", self.model.curves.defenders),

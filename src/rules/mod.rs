@@ -18,6 +18,7 @@ mod moves;
 mod notation;
 mod outcome;
 mod perft;
+mod perft_step;
 mod piece;
 mod position;
 mod record;

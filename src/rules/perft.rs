@@ -17,42 +17,7 @@ use super::position::Position;
 /// ```
 #[must_use]
 pub fn perft(position: &Position, depth: u32) -> u64 {
-    if let Some(count) = cpu::perft(position, depth) {
-        return count;
-    }
-    perft_portable(position, depth)
-}
-
-/// Perft for any CPU: the fallback when the faster build cannot run.
-pub(super) fn perft_portable(position: &Position, depth: u32) -> u64 {
-    perft_step(position, depth, perft_portable)
-}
-
-/// One node of perft, with the recursion handed in so that each build
-/// inlines it all under its own target features.
-#[inline(always)]
-pub(super) fn perft_step(
-    position: &Position,
-    depth: u32,
-    recurse: impl Fn(&Position, u32) -> u64,
-) -> u64 {
-    match depth {
-        0 => 1,
-        1 => position.count_legal_moves(),
-        _ => position
-            .legal_moves()
-            .iter()
-            .map(|&mv| {
-                let mut child = *position;
-                if depth == 2 {
-                    child.play_to_count(mv);
-                } else {
-                    child.play_unchecked(mv);
-                }
-                recurse(&child, depth - 1)
-            })
-            .sum(),
-    }
+    cpu::perft(position, depth)
 }
 
 /// Perft split by first move, in move order (by from, then to square).

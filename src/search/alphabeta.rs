@@ -19,10 +19,10 @@
 
 use arrayvec::ArrayVec;
 
-use super::eval::Evaluator;
 use super::eval::cache::ScoreCache;
 use super::eval::classic::{Mailbox, evaluate_board, index_of, square_of};
 use super::eval::nnue::{Accumulator, FeatureSet, HIDDEN};
+use super::eval::{Evaluator, network_score};
 use super::limits::Clock;
 use super::ordering::{History, MovePicker};
 use super::params::*;
@@ -268,9 +268,9 @@ impl<'a> Searcher<'a> {
             None => {
                 let score = match self.evaluator {
                     Evaluator::Classic(weights) => evaluate_board(board, weights),
-                    Evaluator::Network(network) => self.accumulators[ply]
-                        .evaluate(network, board)
-                        .clamp(-EVAL_LIMIT, EVAL_LIMIT),
+                    Evaluator::Network(network) => {
+                        network_score(network, &self.accumulators[ply], board)
+                    }
                 };
                 if let Some(scores) = self.scores.as_deref_mut() {
                     scores.insert(hash, score);

@@ -7,8 +7,10 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use super::engine::{Engine, SearchSetup};
+use super::limits::Limits;
 use super::params::{WIN, WIN_BOUND};
-use super::{Engine, Limits, Score};
+use super::score::Score;
 use crate::rules::{Game, Move};
 
 /// The most lines one analysis reports.
@@ -52,7 +54,13 @@ impl Engine {
     ) -> Option<AnalysisUpdate> {
         let root = game.position();
         let lines = lines.clamp(1, MAX_LINES).min(root.legal_moves().len());
-        self.with_searcher(game, limits, stop, 0, 0, |searcher| {
+        let setup = SearchSetup {
+            limits,
+            stop,
+            noise: 0,
+            seed: 0,
+        };
+        self.with_searcher(game, setup, |searcher| {
             let started = searcher.clock.started();
             let mut last: Option<AnalysisUpdate> = None;
             for depth in 1.. {
@@ -113,7 +121,7 @@ mod tests {
 
     #[test]
     fn lines_have_distinct_first_moves_best_first_and_depths_increase() {
-        let engine = Engine::new(super::super::EngineConfig {
+        let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: 1,
             ..Default::default()
         });
@@ -145,7 +153,7 @@ mod tests {
 
     #[test]
     fn the_last_update_counts_the_whole_analysis() {
-        let engine = Engine::new(super::super::EngineConfig {
+        let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: 1,
             ..Default::default()
         });
@@ -173,7 +181,7 @@ mod tests {
 
     #[test]
     fn a_stopped_analysis_ends_at_once() {
-        let engine = Engine::new(super::super::EngineConfig {
+        let engine = Engine::new(crate::search::EngineConfig {
             hash_mb: 1,
             ..Default::default()
         });

@@ -78,11 +78,31 @@ const fn level(depth: u32, nodes: u64, time_cap_ms: u64, noise: i32) -> LevelSet
     }
 }
 
-/// Full strength's own budget when a request gives no bound (the other levels' table bounds them).
-const STRONGEST_DEFAULT_TIME: Duration = Duration::from_millis(1000);
+/// A search's bounds at a level, worked out once ([`Level::limits`]): the request's limits with the
+/// level's own applied. A search is given them as they are, and plays with the level's noise.
+#[derive(Clone, Debug)]
+pub struct LevelLimits {
+    level: Level,
+    limits: Limits,
+}
+
+impl LevelLimits {
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// What bounds the search.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+}
 
 impl Level {
     pub const STRONGEST: Level = Level(10);
+
+    /// Full strength's own time when a request gives no bound (the other levels' table bounds
+    /// them).
+    pub const STRONGEST_DEFAULT_TIME: Duration = Duration::from_millis(1000);
 
     /// `None` outside 1..=10.
     pub fn new(level: u32) -> Option<Level> {
@@ -113,7 +133,7 @@ impl Level {
 
     /// The request's limits combined with the level's own: the tightest wins; with no bound at all
     /// full strength gets its default time.
-    pub(crate) fn limits(self, requested: &Limits) -> Limits {
+    pub fn limits(self, requested: &Limits) -> LevelLimits {
         let settings = self.settings();
         let own = Limits {
             max_depth: settings.max_depth,
@@ -123,9 +143,12 @@ impl Level {
         };
         let mut limits = requested.tightest(&own);
         if requested.is_unbounded() && settings.max_depth.is_none() {
-            limits.max_time = Some(STRONGEST_DEFAULT_TIME);
+            limits.max_time = Some(Level::STRONGEST_DEFAULT_TIME);
         }
-        limits
+        LevelLimits {
+            level: self,
+            limits,
+        }
     }
 }
 
@@ -154,12 +177,15 @@ mod tests {
             .collect();
         assert_eq!(Level::STRONGEST.time_cap(), None);
         assert!(caps.windows(2).all(|pair| pair[0] <= pair[1]), "{caps:?}");
-        assert!(caps[8] <= STRONGEST_DEFAULT_TIME);
+        assert!(caps[8] <= Level::STRONGEST_DEFAULT_TIME);
         let unbounded = Level::new(9).unwrap().limits(&Limits::default());
-        assert_eq!(unbounded.max_time, Some(caps[8]));
+        assert_eq!(unbounded.limits().max_time, Some(caps[8]));
         assert_eq!(
-            Level::STRONGEST.limits(&Limits::default()).max_time,
-            Some(STRONGEST_DEFAULT_TIME)
+            Level::STRONGEST
+                .limits(&Limits::default())
+                .limits()
+                .max_time,
+            Some(Level::STRONGEST_DEFAULT_TIME)
         );
         let long = Limits {
             max_time: Some(Duration::from_secs(30)),
@@ -170,7 +196,7 @@ mod tests {
             ..Limits::default()
         };
         let nine = Level::new(9).unwrap();
-        assert_eq!(nine.limits(&long).max_time, Some(caps[8]));
-        assert_eq!(nine.limits(&short).max_time, short.max_time);
+        assert_eq!(nine.limits(&long).limits().max_time, Some(caps[8]));
+        assert_eq!(nine.limits(&short).limits().max_time, short.max_time);
     }
 }

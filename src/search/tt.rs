@@ -11,7 +11,7 @@
 //! entry of another epoch counts as empty for probing *and* replacement, so a
 //! search sees exactly what it would see in a fresh table. Only when the epoch
 //! wraps (every 16,383 searches of one table) is the table zeroed. A review
-//! keeps one table for a whole game (`review.rs`): one epoch for all its
+//! keeps one table for a whole game (`review/`): one epoch for all its
 //! searches, so each position's search starts from what the earlier ones found.
 //!
 //! An entry is two words: the key xor the data (so a mismatched entry fails

@@ -4,7 +4,6 @@
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::num::NonZeroUsize;
-use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -255,152 +254,35 @@ impl ExecConfig {
 }
 
 impl Config {
-    /// Checks every value against what makes sense, the transposition tables
-    /// against the memory there is, and every duration against an upper bound.
+    /// Checks what no value says on its own: that each request budget holds
+    /// a message of the largest size, and that the transposition tables fit
+    /// in the memory there is. Each value's own range is its front end's to
+    /// check (`tafl serve`'s flags refuse a value out of range).
     ///
     /// # Errors
-    /// The first value out of range, with a sentence naming its flag.
+    /// The first check that fails, naming the settings at fault.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        const HOUR_MS: u64 = 3_600_000;
-        let (transport, caps, exec, shutdown) =
-            (&self.transport, &self.caps, &self.exec, &self.shutdown);
-        let message = as_u64(transport.max_message_bytes);
-        let counts: [(&'static str, u64, RangeInclusive<u64>); 16] = [
-            ("--search-threads", as_u64(exec.search_threads), 0..=1024),
+        let transport = &self.transport;
+        for (budget, bytes) in [
             (
-                "--max-concurrent-searches",
-                as_u64(exec.max_concurrent_searches),
-                0..=1024,
+                Setting::MaxRequestBytesPerConnection,
+                transport.max_request_bytes_per_connection,
             ),
-            (
-                "--max-queued-searches",
-                as_u64(exec.max_queued_searches),
-                0..=100_000,
-            ),
-            ("--hash-mb", as_u64(exec.hash_mb), 1..=1 << 20),
-            ("--max-game-plies", as_u64(caps.max_game_plies), 1..=100_000),
-            (
-                "--max-message-bytes",
-                as_u64(transport.max_message_bytes),
-                1024..=256 << 20,
-            ),
-            (
-                "--max-search-depth",
-                u64::from(caps.max_search_depth),
-                1..=255,
-            ),
-            ("--max-search-nodes", caps.max_search_nodes, 1..=u64::MAX),
-            (
-                "--max-streams-per-connection",
-                u64::from(transport.max_streams_per_connection),
-                1..=10_000,
-            ),
-            (
-                "--max-connections",
-                as_u64(transport.max_connections),
-                1..=1_000_000,
-            ),
-            ("--replay-threads", as_u64(exec.replay_threads), 0..=1024),
-            (
-                "--max-request-bytes-per-connection",
-                as_u64(transport.max_request_bytes_per_connection),
-                message..=1 << 40,
-            ),
-            (
-                "--max-request-bytes",
-                as_u64(transport.max_request_bytes),
-                message..=1 << 40,
-            ),
-            (
-                "--max-response-bytes-per-connection",
-                as_u64(transport.max_response_bytes_per_connection),
-                1024..=1 << 40,
-            ),
-            (
-                "--max-response-bytes",
-                as_u64(transport.max_response_bytes),
-                1024..=1 << 40,
-            ),
-            ("--max-calls", as_u64(transport.max_calls), 1..=10_000_000),
-        ];
-        let durations: [(&'static str, u64, RangeInclusive<u64>); 13] = [
-            (
-                "--max-search-time-ms",
-                millis(caps.max_search_time),
-                1..=HOUR_MS,
-            ),
-            (
-                "--max-review-time-ms",
-                millis(caps.max_review_time),
-                1..=24 * HOUR_MS,
-            ),
-            (
-                "--deadline-margin-ms",
-                millis(caps.deadline_margin),
-                0..=60_000,
-            ),
-            (
-                "--drain-delay-ms",
-                millis(shutdown.drain_delay),
-                0..=HOUR_MS,
-            ),
-            ("--shutdown-grace-ms", millis(shutdown.grace), 0..=HOUR_MS),
-            (
-                "--handshake-timeout-ms",
-                millis(transport.handshake_timeout),
-                1..=HOUR_MS,
-            ),
-            (
-                "--idle-timeout-ms",
-                millis(transport.idle_timeout),
-                1..=24 * HOUR_MS,
-            ),
-            (
-                "--keepalive-interval-ms",
-                millis(transport.keepalive_interval),
-                1..=24 * HOUR_MS,
-            ),
-            (
-                "--keepalive-timeout-ms",
-                millis(transport.keepalive_timeout),
-                1..=HOUR_MS,
-            ),
-            (
-                "--send-timeout-ms",
-                millis(transport.send_timeout),
-                1..=HOUR_MS,
-            ),
-            (
-                "--max-connection-age-ms",
-                millis(transport.max_connection_age),
-                1..=365 * 24 * HOUR_MS,
-            ),
-            (
-                "--max-connection-age-grace-ms",
-                millis(transport.max_connection_age_grace),
-                0..=24 * HOUR_MS,
-            ),
-            (
-                "--deadline-margin-percent",
-                u64::from(caps.deadline_margin_percent),
-                0..=100,
-            ),
-        ];
-        for (flag, value, range) in counts.into_iter().chain(durations) {
-            if !range.contains(&value) {
-                return Err(ConfigError::OutOfRange {
-                    flag,
-                    value,
-                    low: *range.start(),
-                    high: *range.end(),
+            (Setting::MaxRequestBytes, transport.max_request_bytes),
+        ] {
+            if bytes < transport.max_message_bytes {
+                return Err(ConfigError::BudgetBelowMessage {
+                    budget,
+                    bytes,
+                    max_message_bytes: transport.max_message_bytes,
                 });
             }
         }
-        check_tables_fit(exec, available_memory())
+        check_tables_fit(&self.exec, available_memory())
     }
 }
 
-/// Every running search holds a table of `--hash-mb`, and every active game
+/// Every running search holds a table of `hash_mb`, and every active game
 /// review keeps one of its own between its searches: all of them at once must
 /// fit in `available` bytes, or the first busy moment aborts the process.
 fn check_tables_fit(exec: &ExecConfig, available: Option<u64>) -> Result<(), ConfigError> {
@@ -420,28 +302,51 @@ fn check_tables_fit(exec: &ExecConfig, available: Option<u64>) -> Result<(), Con
     }
 }
 
-/// A configuration value the server will not start with.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+/// A setting a [`ConfigError`] names. Each front end names it its own way
+/// (`tafl serve` by its flag); [`Setting::field`] is its place in [`Config`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter)]
+pub enum Setting {
+    /// `exec.hash_mb`.
+    HashMb,
+    /// `exec.max_concurrent_searches`.
+    MaxConcurrentSearches,
+    /// `transport.max_message_bytes`.
+    MaxMessageBytes,
+    /// `transport.max_request_bytes_per_connection`.
+    MaxRequestBytesPerConnection,
+    /// `transport.max_request_bytes`.
+    MaxRequestBytes,
+}
+
+impl Setting {
+    /// Its place in [`Config`]: `"exec.hash_mb"`.
+    pub fn field(self) -> &'static str {
+        match self {
+            Setting::HashMb => "exec.hash_mb",
+            Setting::MaxConcurrentSearches => "exec.max_concurrent_searches",
+            Setting::MaxMessageBytes => "transport.max_message_bytes",
+            Setting::MaxRequestBytesPerConnection => "transport.max_request_bytes_per_connection",
+            Setting::MaxRequestBytes => "transport.max_request_bytes",
+        }
+    }
+}
+
+/// A configuration the server will not start with: values each fine alone,
+/// but not together or not on this machine.
+#[derive(Debug, PartialEq, Eq)]
 pub enum ConfigError {
-    /// A value outside the range that makes sense for its flag.
-    #[error("{flag} {value}: must be between {low} and {high}")]
-    OutOfRange {
-        /// The flag, as typed on the command line.
-        flag: &'static str,
-        /// The value given.
-        value: u64,
-        /// The least value allowed.
-        low: u64,
-        /// The greatest value allowed.
-        high: u64,
+    /// A request budget smaller than the largest message: a message of that
+    /// size could never be read.
+    BudgetBelowMessage {
+        /// The budget.
+        budget: Setting,
+        /// Its value, in bytes.
+        bytes: usize,
+        /// The largest message, in bytes.
+        max_message_bytes: usize,
     },
     /// The transposition tables of the searches that may run at once, and of as many game
     /// reviews, do not fit in memory.
-    #[error(
-        "--hash-mb {hash_mb}: {searches} searches and as many game reviews at once would need \
-         {needed_mb} MiB of transposition tables, but only {available_mb} MiB of memory is \
-         available; lower --hash-mb or --max-concurrent-searches"
-    )]
     TablesTooLarge {
         /// The table size asked for, in MiB.
         hash_mb: usize,
@@ -453,6 +358,47 @@ pub enum ConfigError {
         available_mb: u64,
     },
 }
+
+impl ConfigError {
+    /// The sentence, each setting called what `name` calls it (`tafl serve`:
+    /// its flag); [`Display`](std::fmt::Display) calls it by its [`Setting::field`].
+    pub fn describe(&self, name: impl Fn(Setting) -> String) -> String {
+        match self {
+            ConfigError::BudgetBelowMessage {
+                budget,
+                bytes,
+                max_message_bytes,
+            } => format!(
+                "{} {bytes}: must be at least {} ({max_message_bytes}), or a message of the \
+                 largest size could never be read",
+                name(*budget),
+                name(Setting::MaxMessageBytes),
+            ),
+            ConfigError::TablesTooLarge {
+                hash_mb,
+                searches,
+                needed_mb,
+                available_mb,
+            } => {
+                let (table, concurrent) =
+                    (name(Setting::HashMb), name(Setting::MaxConcurrentSearches));
+                format!(
+                    "{table} {hash_mb}: {searches} searches and as many game reviews at once would \
+                     need {needed_mb} MiB of transposition tables, but only {available_mb} MiB of \
+                     memory is available; lower {table} or {concurrent}"
+                )
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe(|setting| setting.field().to_owned()))
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 fn as_u64(value: usize) -> u64 {
     u64::try_from(value).unwrap_or(u64::MAX)
@@ -493,11 +439,6 @@ fn available_memory() -> Option<u64> {
     }
 }
 
-/// A duration in whole milliseconds, as the flags give it.
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,23 +456,43 @@ mod tests {
     }
 
     #[test]
-    fn values_out_of_range_name_their_flag() {
-        let refused = |config: Config| config.validate().unwrap_err().to_string();
+    fn a_request_budget_must_hold_the_largest_message() {
         let mut config = Config::default();
-        config.shutdown.drain_delay = Duration::from_millis(u64::MAX);
-        let message = refused(config);
-        assert!(message.starts_with("--drain-delay-ms 18446744073709551615: must be between"));
-        let mut config = Config::default();
-        config.transport.max_streams_per_connection = 0;
-        let message = refused(config);
+        config.transport.max_request_bytes_per_connection = 1 << 20;
+        let error = config.validate().unwrap_err();
+        assert_eq!(
+            error,
+            ConfigError::BudgetBelowMessage {
+                budget: Setting::MaxRequestBytesPerConnection,
+                bytes: 1 << 20,
+                max_message_bytes: 4 << 20,
+            }
+        );
+        let message = error.to_string();
         assert!(
-            message.starts_with("--max-streams-per-connection 0:"),
+            message.starts_with(
+                "transport.max_request_bytes_per_connection 1048576: must be at least \
+                 transport.max_message_bytes (4194304)"
+            ),
             "{message}"
         );
+        // A front end names the settings its own way.
+        let named = error.describe(|setting| format!("<{setting:?}>"));
+        assert!(
+            named.starts_with(
+                "<MaxRequestBytesPerConnection> 1048576: must be at least <MaxMessageBytes>"
+            ),
+            "{named}"
+        );
         let mut config = Config::default();
-        config.exec.hash_mb = usize::MAX;
-        let message = refused(config);
-        assert!(message.starts_with("--hash-mb "), "{message}");
+        config.transport.max_request_bytes = 1 << 20;
+        assert!(matches!(
+            config.validate(),
+            Err(ConfigError::BudgetBelowMessage {
+                budget: Setting::MaxRequestBytes,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -548,7 +509,7 @@ mod tests {
             .to_string();
         assert!(
             message.starts_with(
-                "--hash-mb 64: 4 searches and as many game reviews at once would need 512 MiB"
+                "exec.hash_mb 64: 4 searches and as many game reviews at once would need 512 MiB"
             ),
             "{message}"
         );

@@ -21,6 +21,7 @@
 // `telemetry` (a binary sets up its own) and `shutdown::Signals`.
 mod api;
 mod config;
+mod error;
 mod exec;
 pub mod telemetry;
 mod transport;
@@ -35,11 +36,12 @@ use tokio::task::JoinHandle;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 
-pub use api::{ServiceError, State, TaflApi};
+pub use api::{State, TaflApi};
 pub use config::{
-    CapsConfig, Config, ConfigError, ExecConfig, ShutdownConfig, TelemetryConfig, TlsConfig,
-    TransportConfig,
+    CapsConfig, Config, ConfigError, ExecConfig, Setting, ShutdownConfig, TelemetryConfig,
+    TlsConfig, TransportConfig,
 };
+pub use error::ServiceError;
 pub use transport::shutdown;
 use transport::{connection, deadline, health, request_bytes, response_bytes, tls};
 
@@ -59,7 +61,7 @@ pub const SERVICE_NAME: &str = "tafl.v1.TaflService";
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// A configuration value out of range.
+    /// Configuration values that do not fit together.
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// The listen address could not be bound.
@@ -116,8 +118,8 @@ impl Server {
     /// background: the tafl service, health and reflection v1 and v1alpha.
     ///
     /// # Errors
-    /// A configuration value is out of range, the address cannot be bound,
-    /// or the reflection descriptors are broken.
+    /// The configuration's values do not fit together ([`Config::validate`]),
+    /// the address cannot be bound, or the reflection descriptors are broken.
     pub async fn start(config: Config) -> Result<Server, ServeError> {
         config.validate()?;
         let transport = &config.transport;
@@ -170,7 +172,7 @@ impl Server {
         }
         let router = builder
             .layer(connection::CallTrackingLayer::new(transport))
-            .layer(telemetry::layer())
+            .layer(telemetry::layer(connection::peer_addr))
             .layer(deadline::DeadlineLayer)
             .layer(response_bytes::ResponseBytesLayer::new(
                 responses,

@@ -11,14 +11,14 @@
 //! metrics: `rpc.server.requests`, `rpc.server.errors` (any code but OK),
 //! `rpc.server.faults` (the server's fault: see [`mark_server_fault`])
 //! and the histogram `rpc.server.duration` (milliseconds), each by method
-//! and code; without a collector the same figures go to the log as a
-//! `debug` event per call.
+//! and code. And every call writes one line to the log once it is over, at
+//! `info` under the target [`ACCESS_LOG`]: method, status code, latency,
+//! peer address, no payload.
 //!
 //! Handlers record numbers as `i64`: tracing-opentelemetry exports unsigned
 //! fields as strings, and a backend cannot then filter on `nodes > 1e6`.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
@@ -33,13 +33,15 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 use tracing::Instrument;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::service::transport::held_body::{Held, HeldBody};
 
 /// The environment variable the OpenTelemetry exporters read by convention.
 pub const OTEL_ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
@@ -209,12 +211,22 @@ impl Instruments {
     }
 }
 
-/// The tower layer that traces and counts every `tafl.v1` call; add it
-/// with `tonic::transport::Server::builder().layer(telemetry::layer())`
+/// The log target of the access log, one line per `tafl.v1` call:
+/// `RUST_LOG=info,tafl::access=off` silences it.
+pub const ACCESS_LOG: &str = "tafl::access";
+
+/// Finds the peer address of the connection a call came on, from its
+/// request's extensions (the connection's own lookup, given to [`layer`] so
+/// that this file need not import the connection's).
+pub type PeerOf = fn(&http::Extensions) -> Option<SocketAddr>;
+
+/// The tower layer that traces, counts and logs every `tafl.v1` call; add
+/// it with `tonic::transport::Server::builder().layer(telemetry::layer(peer_of))`
 /// after [`init`].
-pub fn layer() -> RpcTelemetryLayer {
+pub fn layer(peer_of: PeerOf) -> RpcTelemetryLayer {
     RpcTelemetryLayer {
         instruments: Arc::new(Instruments::new()),
+        peer_of,
     }
 }
 
@@ -222,6 +234,7 @@ pub fn layer() -> RpcTelemetryLayer {
 #[derive(Clone, Debug)]
 pub struct RpcTelemetryLayer {
     instruments: Arc<Instruments>,
+    peer_of: PeerOf,
 }
 
 impl<S> tower::Layer<S> for RpcTelemetryLayer {
@@ -230,7 +243,7 @@ impl<S> tower::Layer<S> for RpcTelemetryLayer {
     fn layer(&self, inner: S) -> RpcTelemetry<S> {
         RpcTelemetry {
             inner,
-            instruments: Arc::clone(&self.instruments),
+            layer: self.clone(),
         }
     }
 }
@@ -239,10 +252,8 @@ impl<S> tower::Layer<S> for RpcTelemetryLayer {
 #[derive(Clone, Debug)]
 pub struct RpcTelemetry<S> {
     inner: S,
-    instruments: Arc<Instruments>,
+    layer: RpcTelemetryLayer,
 }
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 impl<S, B, R> tower::Service<http::Request<B>> for RpcTelemetry<S>
 where
@@ -251,9 +262,10 @@ where
     S::Error: std::fmt::Display,
     B: Send + 'static,
 {
-    type Response = S::Response;
+    /// The body writes the call's access-log line once the call is over.
+    type Response = http::Response<HeldBody<R, Option<AccessEntry>>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<S::Response, S::Error>>;
+    type Future = BoxFuture<Self::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -264,7 +276,9 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let Some(method) = request.uri().path().strip_prefix(TRACED_PREFIX) else {
-            return Box::pin(inner.call(request));
+            let call = inner.call(request);
+            // Not listed in the access log.
+            return Box::pin(async move { Ok(call.await?.map(|body| HeldBody::new(body, None))) });
         };
         let method = method.to_owned();
         let name = format!("tafl.v1.TaflService/{method}");
@@ -281,33 +295,36 @@ where
         let parent = TraceContextPropagator::new().extract(&HeaderExtractor(request.headers()));
         // Fails only when no OpenTelemetry layer is installed: then there is no trace to join.
         let _ = span.set_parent(parent);
-        let instruments = Arc::clone(&self.instruments);
-        let started = Instant::now();
+        let instruments = Arc::clone(&self.layer.instruments);
         let marked_fault = Arc::new(AtomicBool::new(false));
+        let mut entry = AccessEntry {
+            method: method.clone(),
+            peer: (self.layer.peer_of)(request.extensions()),
+            started: Instant::now(),
+            code: None,
+            marked_fault: Arc::clone(&marked_fault),
+        };
         let call = SERVER_FAULT.scope(
             Arc::clone(&marked_fault),
             inner.call(request).instrument(span.clone()),
         );
         Box::pin(async move {
             let result = call.await;
-            let code = match &result {
-                // A unary call's error comes back trailers-only, its status in
-                // the headers; without one it succeeded.
-                Ok(response) => response
-                    .headers()
-                    .get("grpc-status")
-                    .and_then(|value| value.to_str().ok()?.parse::<i32>().ok())
-                    .unwrap_or(0),
-                Err(_) => tonic::Code::Unknown as i32,
+            // A unary call's error comes back trailers-only, its status in the
+            // headers; the others' status follows in the trailers.
+            entry.code = match &result {
+                Ok(response) => grpc_status(response.headers()),
+                Err(_) => Some(tonic::Code::Unknown),
             };
-            let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+            let code = entry.code.unwrap_or(tonic::Code::Ok) as i32;
+            let elapsed_ms = entry.started.elapsed().as_secs_f64() * 1e3;
             span.record("rpc.grpc.status_code", code);
             let fault = is_server_fault(code, marked_fault.load(Ordering::Relaxed));
             if fault {
                 span.record("otel.status_code", "ERROR");
             }
             let attributes = [
-                KeyValue::new("rpc.method", method.clone()),
+                KeyValue::new("rpc.method", method),
                 KeyValue::new("rpc.grpc.status_code", i64::from(code)),
             ];
             instruments.requests.add(1, &attributes);
@@ -318,16 +335,57 @@ where
                 instruments.faults.add(1, &attributes);
             }
             instruments.duration_ms.record(elapsed_ms, &attributes);
-            tracing::debug!(
-                parent: &span,
-                rpc = method.as_str(),
-                code = %tonic::Code::from_i32(code).description(),
-                fault,
-                elapsed_ms,
-                "answered"
-            );
-            result
+            Ok(result?.map(|body| HeldBody::new(body, Some(entry))))
         })
+    }
+}
+
+/// The status a response's headers or trailers carry, if they carry one.
+fn grpc_status(headers: &http::HeaderMap) -> Option<tonic::Code> {
+    let code = headers
+        .get("grpc-status")?
+        .to_str()
+        .ok()?
+        .parse::<i32>()
+        .ok()?;
+    Some(tonic::Code::from_i32(code))
+}
+
+/// One call's line in the access log, held by its response body and written
+/// when that is dropped: once the call's status has gone out in the
+/// trailers, or unfinished (the caller cancelled, the connection closed).
+#[derive(Debug)]
+pub struct AccessEntry {
+    method: String,
+    peer: Option<SocketAddr>,
+    started: Instant,
+    /// The status sent; none yet: the call was cut short, CANCELLED.
+    code: Option<tonic::Code>,
+    marked_fault: Arc<AtomicBool>,
+}
+
+impl Held for AccessEntry {
+    fn trailers(&mut self, trailers: &http::HeaderMap) {
+        self.code = grpc_status(trailers).or(self.code);
+    }
+}
+
+impl Drop for AccessEntry {
+    fn drop(&mut self) {
+        let code = self.code.unwrap_or(tonic::Code::Cancelled);
+        let fault = is_server_fault(code as i32, self.marked_fault.load(Ordering::Relaxed));
+        let elapsed_ms = self.started.elapsed().as_secs_f64() * 1e3;
+        // No parent: the line is for the log, not an event of the exported trace.
+        tracing::info!(
+            target: ACCESS_LOG,
+            parent: None,
+            method = %self.method,
+            code = ?code,
+            fault,
+            elapsed_ms = format_args!("{elapsed_ms:.3}"),
+            peer = self.peer.map(tracing::field::display),
+            "answered"
+        );
     }
 }
 

@@ -13,10 +13,30 @@ fn assert_refused(args: &[&str], env: &[(&str, &str)], flag: &str) {
 
 #[test]
 fn bad_values_exit_2_with_a_sentence() {
-    // Larger than the machine's memory: would abort at the first search.
-    assert_refused(&["--hash-mb", "100000000"], &[], "--hash-mb 100000000");
-    // Would overflow the table's size: every search INTERNAL.
-    assert_refused(&["--hash-mb", "18446744073709551615"], &[], "--hash-mb");
+    // Tables larger than the machine's memory: would abort at the first search.
+    let huge_tables = ["--hash-mb", "1048576", "--max-concurrent-searches", "2"];
+    assert_refused(
+        &huge_tables,
+        &[],
+        "--hash-mb 1048576: 2 searches and as many game reviews at once would need 4194304 MiB",
+    );
+    assert_refused(
+        &huge_tables,
+        &[],
+        "lower --hash-mb or --max-concurrent-searches",
+    );
+    // Past its range (would overflow the table's size: every search INTERNAL), from a flag or
+    // from the environment alike.
+    assert_refused(
+        &["--hash-mb", "18446744073709551615"],
+        &[],
+        "'18446744073709551615' for '--hash-mb <HASH_MB>': must be between 1 and 1048576",
+    );
+    assert_refused(
+        &[],
+        &[("TAFL_HASH_MB", "0")],
+        "'0' for '--hash-mb <HASH_MB>': must be between 1 and 1048576",
+    );
     // Would never exit on SIGTERM.
     assert_refused(
         &["--drain-delay-ms", "18446744073709551615"],
@@ -26,7 +46,7 @@ fn bad_values_exit_2_with_a_sentence() {
     assert_refused(
         &[],
         &[("TAFL_SHUTDOWN_GRACE_MS", "99999999999")],
-        "--shutdown-grace-ms",
+        "'99999999999' for '--shutdown-grace-ms <SHUTDOWN_GRACE_MS>': must be between 0 and 3600000",
     );
     assert_refused(
         &["--max-streams-per-connection", "0"],
@@ -63,6 +83,11 @@ fn bad_values_exit_2_with_a_sentence() {
     );
     // What clap itself cannot parse exits 2 as well.
     assert_refused(&["--max-game-plies", "many"], &[], "--max-game-plies");
+    assert_refused(
+        &[],
+        &[("TAFL_HASH_MB", "x")],
+        "'x' for '--hash-mb <HASH_MB>'",
+    );
 }
 
 /// A value of deploy/k8s/deployment.yaml: the line after `name: {name}`, or `{name}: value`.

@@ -44,7 +44,7 @@ async fn broken_framing_gets_the_documented_code_and_is_no_server_fault() {
     let server = Tafl::start(
         env!("CARGO_BIN_EXE_tafl"),
         &["--hash-mb", "4", "--max-message-bytes", "1024"],
-        &[("RUST_LOG", "info,tafl::service::telemetry=debug")],
+        &[],
     );
     let cases = [
         ("no message at all", Vec::new(), Code::Internal),
@@ -84,7 +84,7 @@ async fn broken_framing_gets_the_documented_code_and_is_no_server_fault() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 
-    // Each call's telemetry line says whether it was our fault: never here.
+    // Each call's access-log line says whether it was our fault: never here.
     let started = Instant::now();
     let answered = loop {
         let answered: Vec<String> = server

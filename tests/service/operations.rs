@@ -138,11 +138,17 @@ async fn shutdown_drains_then_lets_calls_finish() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_and_exits_0_on_sigterm() {
+    let mut tafl =
+        common::process::Tafl::start(env!("CARGO_BIN_EXE_tafl"), &["--hash-mb", "4"], &[]);
+    check_health_then_stop(&mut tafl).await;
+}
+
+/// Asks the binary for its health, then sends SIGTERM: it must exit 0.
+#[cfg(unix)]
+async fn check_health_then_stop(tafl: &mut common::process::Tafl) {
     use tonic_health::pb::HealthCheckRequest;
     use tonic_health::pb::health_client::HealthClient;
 
-    let mut tafl =
-        common::process::Tafl::start(env!("CARGO_BIN_EXE_tafl"), &["--hash-mb", "4"], &[]);
     let channel = tonic::transport::Channel::from_shared(format!("http://{}", tafl.addr))
         .unwrap()
         .connect()
@@ -155,4 +161,90 @@ async fn the_binary_serves_and_exits_0_on_sigterm() {
     tafl.sigterm();
     let status = tafl.wait(Duration::from_secs(20));
     assert!(status.success(), "exit status {status:?}");
+}
+
+/// The binary's log has one `info` line per `tafl.v1` call once it is over (method, status
+/// code, latency, peer; a stream's when it ends), none for health checks, and `RUST_LOG`
+/// silences them by their target.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_logs_one_line_per_call_that_rust_log_can_silence() {
+    for (rust_log, logs_calls) in [("info", true), ("info,tafl::access=off", false)] {
+        let mut tafl = common::process::Tafl::start(
+            env!("CARGO_BIN_EXE_tafl"),
+            &["--hash-mb", "4"],
+            &[("RUST_LOG", rust_log)],
+        );
+        let mut client = connect(tafl.addr).await;
+        client
+            .legal_moves(LegalMovesRequest {
+                game: Some(copenhagen(&[])),
+                ..LegalMovesRequest::default()
+            })
+            .await
+            .expect("LegalMoves answers");
+        client
+            .apply_move(ApplyMoveRequest {
+                game: Some(copenhagen(&[])),
+                next_move: "a1-a2".to_owned(),
+                ..ApplyMoveRequest::default()
+            })
+            .await
+            .expect_err("no piece on a1");
+        let mut updates = client
+            .analyze(pb::AnalyzeRequest {
+                game: Some(copenhagen(&[])),
+                limits: Some(SearchLimits {
+                    max_depth: 2,
+                    ..SearchLimits::default()
+                }),
+                ..pb::AnalyzeRequest::default()
+            })
+            .await
+            .expect("Analyze starts")
+            .into_inner();
+        while updates.message().await.expect("an update").is_some() {}
+        // A stream its caller leaves: CANCELLED, as the caller sees it.
+        let mut endless = client
+            .analyze(pb::AnalyzeRequest {
+                game: Some(copenhagen(&[])),
+                ..pb::AnalyzeRequest::default()
+            })
+            .await
+            .expect("Analyze starts")
+            .into_inner();
+        endless.message().await.expect("an update");
+        drop(endless);
+        check_health_then_stop(&mut tafl).await;
+
+        let lines: Vec<String> = tafl
+            .log()
+            .into_iter()
+            .filter(|line| line.contains("tafl::access"))
+            .collect();
+        if !logs_calls {
+            assert!(lines.is_empty(), "RUST_LOG={rust_log}: {lines:#?}");
+            continue;
+        }
+        assert_eq!(lines.len(), 4, "{lines:#?}");
+        for (method, code) in [
+            ("LegalMoves", "Ok"),
+            ("ApplyMove", "InvalidArgument"),
+            ("Analyze", "Ok"),
+            ("Analyze", "Cancelled"),
+        ] {
+            let named = format!(" method={method} code={code} ");
+            let line = lines
+                .iter()
+                .find(|line| line.contains(&named))
+                .unwrap_or_else(|| panic!("no line for {method} {code}: {lines:#?}"));
+            for part in [
+                " INFO tafl::access: answered ",
+                " elapsed_ms=",
+                " peer=127.0.0.1:",
+            ] {
+                assert!(line.contains(part), "{part:?} not in {line}");
+            }
+        }
+    }
 }

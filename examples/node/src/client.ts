@@ -157,12 +157,22 @@ async function main(): Promise<void> {
       return;
     }
     throw new Error("a1-a2 was accepted; a move from a corner never is");
+  } catch (error) {
+    // Most often no server is there: say so, as the Rust and Python clients do.
+    const failed = error as grpc.ServiceError;
+    if (failed.code === grpc.status.UNAVAILABLE) {
+      throw new Error(
+        `no tafl server answers at ${values.addr} (${failed.details}); ` +
+          "start one with `cargo run --release`, or name another with --addr",
+      );
+    }
+    throw error;
   } finally {
     client.close();
   }
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  console.error(`client: ${error instanceof Error ? error.message : error}`);
   process.exit(1);
 });

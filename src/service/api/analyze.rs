@@ -1,51 +1,33 @@
 //! Analyze: a live analysis, one update per completed depth, streamed while
 //! the search runs on the pool (it holds its slot until it ends).
 //!
-//! The search stops when the stream goes away (the caller cancelled, or the
-//! transport cut the call at its deadline): the stream owns the stop flag.
+//! The search stops when the stream goes away (`update_stream.rs`).
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use tokio::sync::mpsc;
-use tonic::Status;
-use tonic::codegen::tokio_stream::Stream;
 
 use crate::rules::Position;
 use crate::search::{AnalysisUpdate, MAX_LINES};
 
 use super::call::Call;
-use super::caps::SearchBudget;
+use super::caps::analysis_budget;
 use super::convert;
-use super::error::{Reason, ServiceError};
 use super::replay::replay;
 use super::run_search::StopOnDrop;
 use super::state::State;
+use super::update_stream::UpdateStream;
+use crate::service::error::{Reason, ServiceError};
 use crate::service::pb;
 
 /// More than the deepest search has depths, so sending never waits on a slow reader.
 const UPDATES_BUFFERED: usize = 64;
 
-/// The updates of one analysis; dropping it stops the search.
-pub struct AnalysisStream {
-    updates: mpsc::Receiver<Result<pb::AnalyzeResponse, Status>>,
-    _stop: StopOnDrop,
-}
-
-impl Stream for AnalysisStream {
-    type Item = Result<pb::AnalyzeResponse, Status>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.updates.poll_recv(cx)
-    }
-}
-
 #[tracing::instrument(name = "Analyze", skip_all, fields(variant, board_size, ply, multi_pv))]
 pub(super) async fn handle(
     state: Arc<State>,
     mut call: Call<pb::AnalyzeRequest>,
-) -> Result<AnalysisStream, ServiceError> {
+) -> Result<UpdateStream<pb::AnalyzeResponse>, ServiceError> {
     let multi_pv = call.message.multi_pv;
     let lines = multi_pv.max(1) as usize;
     if lines > MAX_LINES {
@@ -55,12 +37,10 @@ pub(super) async fn handle(
             format!("{multi_pv} lines is more than the {MAX_LINES} an analysis reports"),
         ));
     }
-    let budget =
-        SearchBudget::for_analysis(call.message.limits.as_ref(), state.caps, call.deadline);
-    let admission = call.admit(&state, budget.work)?;
+    let (limits, work) = analysis_budget(call.message.limits.as_ref(), state.caps, call.deadline);
+    let admission = call.admit(&state, work)?;
     let game = replay(&state, call.message.game.take()).await?;
     tracing::Span::current().record("multi_pv", lines);
-    let limits = budget.limits;
     let (sender, updates) = mpsc::channel(UPDATES_BUFFERED);
     let stop = StopOnDrop::default();
     let status = convert::status_to_proto(game.status());
@@ -70,10 +50,7 @@ pub(super) async fn handle(
             status: Some(status),
             ..pb::AnalyzeResponse::default()
         }));
-        return Ok(AnalysisStream {
-            updates,
-            _stop: stop,
-        });
+        return Ok(UpdateStream::new(updates, stop));
     }
     let stop_flag = stop.flag();
     // The pool raises it too, at the end of the shutdown's grace period.
@@ -106,10 +83,7 @@ pub(super) async fn handle(
             let _ = errors.try_send(Err(ServiceError::from(error).into()));
         }
     });
-    Ok(AnalysisStream {
-        updates,
-        _stop: stop,
-    })
+    Ok(UpdateStream::new(updates, stop))
 }
 
 fn update_to_proto(

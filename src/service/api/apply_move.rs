@@ -2,9 +2,9 @@
 
 use super::caps::check_game_length;
 use super::convert;
-use super::error::ServiceError;
 use super::replay::record_game;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, board_size, ply, result))]

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use tonic::Request;
 use tonic::metadata::MetadataMap;
 
-use super::error::ServiceError;
 use super::state::State;
 use crate::service::config::CapsConfig;
+use crate::service::error::ServiceError;
 use crate::service::exec::{Admission, Work};
 use crate::service::transport::connection::connection_id;
 use crate::service::transport::deadline::call_timeout;

@@ -1,15 +1,15 @@
 //! What the server allows one call, whatever it asks: the game's length, and
 //! a search's depth, time and nodes. A search's [`SearchBudget`] is what the
-//! caller asked within those caps, converted once for both the pool
-//! (the work it asks for: how long it may hold a slot, and how that is
-//! estimated) and the engine (its limits).
+//! caller asked within those caps and the level's own, worked out once for
+//! both the pool (the work it asks for: how long it may hold a slot, and how
+//! that is estimated) and the engine (its limits, as they are).
 
 use std::time::{Duration, Instant};
 
-use crate::search::{Level, Limits, PuzzleBudget, ReviewBudget};
+use crate::search::{Level, LevelLimits, Limits, PuzzleBudget, ReviewBudget};
 
-use super::error::{Reason, ServiceError, quote};
 use crate::service::config::CapsConfig;
+use crate::service::error::{Reason, ServiceError, quote};
 use crate::service::exec::{Cost, CostClass, Work, WorkKind};
 use crate::service::pb;
 
@@ -71,11 +71,11 @@ pub fn any_limit(limits: Option<&pb::SearchLimits>) -> bool {
     limits.is_some_and(|l| l.max_depth != 0 || l.max_time_ms != 0 || l.max_nodes != 0)
 }
 
-/// A search's bounds, converted once from what the caller asked.
+/// A search's bounds, worked out once from what the caller asked.
 #[derive(Clone, Debug)]
 pub struct SearchBudget {
-    /// What the engine is given (the level's own budget is the engine's to apply).
-    pub limits: Limits,
+    /// What the engine searches within: the caller's bounds capped, with the level's own applied.
+    pub limits: LevelLimits,
     /// What the pool is asked for: how long the search may hold its slot, and how long it is expected to.
     pub work: Work,
 }
@@ -92,35 +92,34 @@ impl SearchBudget {
         caps: SearchCaps,
         deadline: Option<Instant>,
     ) -> SearchBudget {
-        let limits = capped_limits(given, caps, deadline);
+        let limits = level.limits(&capped_limits(given, caps, deadline));
         SearchBudget {
-            work: search_work(WorkKind::Search, &level.limits(&limits), caps, 1),
+            work: search_work(WorkKind::Search, limits.limits(), caps, 1),
             limits,
         }
     }
+}
 
-    /// An analysis: the caller's bounds capped as for a search; none given,
-    /// the server's caps (an analysis runs until the cancel otherwise).
-    pub fn for_analysis(
-        given: Option<&pb::SearchLimits>,
-        caps: SearchCaps,
-        deadline: Option<Instant>,
-    ) -> SearchBudget {
-        let limits = if any_limit(given) {
-            capped_limits(given, caps, deadline)
-        } else {
-            Limits {
-                max_depth: Some(caps.depth),
-                max_nodes: Some(caps.nodes),
-                max_time: Some(caps.time),
-                deadline,
-            }
-        };
-        SearchBudget {
-            work: search_work(WorkKind::Analysis, &limits, caps, 1),
-            limits,
+/// An analysis's bounds and its work for admission: the caller's bounds
+/// capped as for a search; none given, the server's caps (an analysis runs
+/// until the cancel otherwise).
+pub fn analysis_budget(
+    given: Option<&pb::SearchLimits>,
+    caps: SearchCaps,
+    deadline: Option<Instant>,
+) -> (Limits, Work) {
+    let limits = if any_limit(given) {
+        capped_limits(given, caps, deadline)
+    } else {
+        Limits {
+            max_depth: Some(caps.depth),
+            max_nodes: Some(caps.nodes),
+            max_time: Some(caps.time),
+            deadline,
         }
-    }
+    };
+    let work = search_work(WorkKind::Analysis, &limits, caps, 1);
+    (limits, work)
 }
 
 /// What a Threats call is expected to take before any has finished on a
@@ -227,11 +226,6 @@ fn capped_limits(
     }
 }
 
-/// What a search without a time bound is expected to take, for admission:
-/// full strength thinks this long when given no bound (levels 1-9 stop on
-/// depth and nodes, in less).
-pub const UNTIMED_SEARCH_ESTIMATE: Duration = Duration::from_secs(1);
-
 /// The search speed admission assumes to turn a node cap into time: a
 /// quarter of what one idle core does (`tafl bench`: about 1 M nodes/s), so
 /// that a busy machine does not make the estimate short.
@@ -239,7 +233,9 @@ pub const ADMISSION_NODES_PER_SECOND: u64 = 250_000;
 
 /// The work of `searches` searches with these limits (the level's own
 /// applied), one after another: they may hold the slot for their time
-/// bounds. When a depth cap (below the server's), or a node cap shorter at
+/// bounds. A search with none is at full strength (every other level has a
+/// time cap), bound by depth or nodes alone, and is given the time full
+/// strength takes when a request names no bound. When a depth cap (below the server's), or a node cap shorter at
 /// [`ADMISSION_NODES_PER_SECOND`], may end them first, the clock does not
 /// hold them and they are expected to take what such searches took before
 /// (until one has finished, the node cap's time or the bound, whichever is
@@ -248,7 +244,7 @@ pub const ADMISSION_NODES_PER_SECOND: u64 = 250_000;
 fn search_work(kind: WorkKind, limits: &Limits, caps: SearchCaps, searches: u32) -> Work {
     let time = limits
         .max_time
-        .unwrap_or(UNTIMED_SEARCH_ESTIMATE)
+        .unwrap_or(Level::STRONGEST_DEFAULT_TIME)
         .min(caps.time);
     let nodes = limits.max_nodes.unwrap_or(u64::MAX).min(caps.nodes);
     let node_time = Duration::from_millis(nodes.saturating_mul(1000) / ADMISSION_NODES_PER_SECOND);
@@ -382,14 +378,14 @@ mod tests {
 
     #[test]
     fn an_analysis_without_bounds_runs_to_the_caps() {
-        let budget = SearchBudget::for_analysis(None, CAPS, None);
-        assert_eq!(budget.limits.max_depth, Some(32));
-        assert_eq!(budget.limits.max_nodes, Some(1_000_000));
+        let (limits, work) = analysis_budget(None, CAPS, None);
+        assert_eq!(limits.max_depth, Some(32));
+        assert_eq!(limits.max_nodes, Some(1_000_000));
         // A million nodes at the pessimistic rate: four seconds, under the 10 s cap.
-        assert_eq!(budget.work.kind, WorkKind::Analysis);
-        assert_eq!(budget.work.bound, Duration::from_secs(10));
+        assert_eq!(work.kind, WorkKind::Analysis);
+        assert_eq!(work.bound, Duration::from_secs(10));
         assert!(matches!(
-            budget.work.cost,
+            work.cost,
             Cost::Learned { prior, .. } if prior == Duration::from_secs(4)
         ));
     }

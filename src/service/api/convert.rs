@@ -12,7 +12,7 @@ use crate::rules::{
 };
 
 use super::caps::check_game_length;
-use super::error::{Reason, ServiceError, quote};
+use crate::service::error::{Reason, ServiceError, quote};
 use crate::service::pb;
 
 /// Longest move text read; real ones are at most a few dozen bytes

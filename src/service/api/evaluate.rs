@@ -1,4 +1,5 @@
-//! Evaluate: a score for the current position, static or searched.
+//! Evaluate: a score for the current position, static (the engine's own
+//! evaluation, its network where it has one) or searched.
 
 use std::sync::Arc;
 
@@ -8,10 +9,10 @@ use crate::search::{self, Level};
 use super::call::Call;
 use super::caps::{SearchBudget, any_limit};
 use super::convert;
-use super::error::ServiceError;
 use super::replay::replay;
 use super::run_search::run_search;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 /// The score of a won game for the winner (RULES: "+-1_000_000 or 0").
@@ -58,7 +59,10 @@ pub(super) async fn handle(
         (None, Some(search)) => search,
         (finished_score, _) => {
             let (score, nodes) = finished_score.map_or_else(
-                || (search::evaluate(game.position()), STATIC_EVALUATION_NODES),
+                || {
+                    let score = state.engine.static_eval(game.position());
+                    (score.as_i32(), STATIC_EVALUATION_NODES)
+                },
                 |score| (score, 0),
             );
             span.record("score", score);
@@ -71,8 +75,7 @@ pub(super) async fn handle(
             });
         }
     };
-    let (report, pv) =
-        run_search(&state, admission, game, budget.limits, Level::STRONGEST, 0).await?;
+    let (report, pv) = run_search(&state, admission, game, budget.limits, 0).await?;
     let score = report.score.as_i32();
     span.record("depth", i64::from(report.depth));
     span.record("nodes", report.nodes as i64);

@@ -18,11 +18,11 @@ use crate::service::exec::Admission;
 use super::call::Call;
 use super::caps::puzzle_budget;
 use super::convert;
-use super::error::{Reason, ServiceError};
 use super::replay::{off_the_runtime, record_game};
 use super::run_search::StopOnDrop;
 use super::state::State;
 use super::validate_game::{JudgedPlies, judge_plies};
+use crate::service::error::{Reason, ServiceError};
 use crate::service::pb;
 
 #[tracing::instrument(

@@ -2,9 +2,9 @@
 //! with its captures and the status it leads to.
 
 use super::convert;
-use super::error::ServiceError;
 use super::replay::record_game;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(name = "LegalMoves", skip_all, fields(variant, board_size, ply, moves))]

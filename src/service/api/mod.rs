@@ -3,7 +3,7 @@
 //! its handler; the handler converts the message into rules types
 //! (`convert.rs`), does the work (searches on the pool, within `caps.rs`),
 //! and converts back; one responder maps every result to the wire
-//! (`error.rs` maps the errors).
+//! (`service/error.rs` maps the errors).
 
 mod active_reviews;
 mod analyze;
@@ -11,7 +11,6 @@ mod apply_move;
 mod call;
 mod caps;
 mod convert;
-pub(super) mod error;
 mod evaluate;
 mod find_puzzles;
 mod legal_moves;
@@ -21,6 +20,7 @@ mod run_search;
 mod state;
 mod suggest_move;
 mod threats;
+mod update_stream;
 mod validate_game;
 
 use std::future::Future;
@@ -30,9 +30,10 @@ use tonic::{Request, Response, Status};
 
 use self::call::Call;
 use self::replay::{CarriesGame, moves_in, off_the_runtime};
+use self::update_stream::UpdateStream;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
-pub use self::error::ServiceError;
 pub use self::state::State;
 
 /// The `tafl.v1.TaflService` implementation.
@@ -120,7 +121,7 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         self.judge(request, validate_game::handle).await
     }
 
-    type AnalyzeStream = analyze::AnalysisStream;
+    type AnalyzeStream = UpdateStream<pb::AnalyzeResponse>;
 
     async fn analyze(
         &self,
@@ -136,7 +137,7 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         self.respond(request, threats::handle).await
     }
 
-    type ReviewGameStream = review_game::ReviewStream;
+    type ReviewGameStream = UpdateStream<pb::ReviewGameResponse>;
 
     async fn review_game(
         &self,

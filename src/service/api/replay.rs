@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::rules::Game;
 
 use super::convert;
-use super::error::ServiceError;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 /// Games up to this many moves are replayed on the async runtime's threads.

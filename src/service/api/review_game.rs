@@ -11,15 +11,12 @@
 //! cancelled), within the few hundred nodes its search takes to look at the
 //! stop flag, and its slot is then freed.
 
-use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use tonic::Status;
-use tonic::codegen::tokio_stream::Stream;
 use tracing::Instrument;
 
 use crate::search::{ClassCounts, MoveClass, PlyReview, Review, ReviewSummary};
@@ -28,29 +25,16 @@ use crate::service::exec::{ExecError, Work};
 use super::call::Call;
 use super::caps::{level_from_proto, review_budget};
 use super::convert;
-use super::error::ServiceError;
 use super::replay::{off_the_runtime, record_game};
 use super::run_search::StopOnDrop;
 use super::state::State;
+use super::update_stream::UpdateStream;
 use super::validate_game::judge_plies;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 /// Updates waiting for a slow reader before the review waits for it (it holds no slot then).
 const UPDATES_BUFFERED: usize = 16;
-
-/// The updates of one review; dropping it stops the review.
-pub struct ReviewStream {
-    updates: mpsc::Receiver<Result<pb::ReviewGameResponse, Status>>,
-    _stop: StopOnDrop,
-}
-
-impl Stream for ReviewStream {
-    type Item = Result<pb::ReviewGameResponse, Status>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.updates.poll_recv(cx)
-    }
-}
 
 #[tracing::instrument(
     name = "ReviewGame",
@@ -60,7 +44,7 @@ impl Stream for ReviewStream {
 pub(super) async fn handle(
     state: Arc<State>,
     mut call: Call<pb::ReviewGameRequest>,
-) -> Result<ReviewStream, ServiceError> {
+) -> Result<UpdateStream<pb::ReviewGameResponse>, ServiceError> {
     let level = level_from_proto(call.message.level)?;
     let caps = &state.config.caps;
     let cap_end = Instant::now() + caps.max_review_time;
@@ -116,10 +100,7 @@ pub(super) async fn handle(
         }
         .instrument(span),
     );
-    Ok(ReviewStream {
-        updates,
-        _stop: stop,
-    })
+    Ok(UpdateStream::new(updates, stop))
 }
 
 /// A review under way: what its task needs between searches.

@@ -4,11 +4,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::rules::Game;
-use crate::search::{Level, Limits, SearchReport};
+use crate::search::{LevelLimits, SearchReport};
 
 use super::convert;
-use super::error::ServiceError;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::exec::Admission;
 
 /// Raises a search's stop flag when dropped: a handler holds one while its
@@ -31,8 +31,9 @@ impl Drop for StopOnDrop {
 }
 
 /// Searches the game's position on the pool within `limits` (the caller's,
-/// capped, with the deadline), stopping if the call goes away or the server
-/// stops; returns the report and its pv as move texts with captures.
+/// capped, with the deadline and the level's own), stopping if the call goes
+/// away or the server stops; returns the report and its pv as move texts
+/// with captures.
 ///
 /// # Errors
 /// The pool's refusals; DEADLINE_EXCEEDED when not even depth 1 completed.
@@ -40,8 +41,7 @@ pub async fn run_search(
     state: &Arc<State>,
     admission: Admission,
     game: Game,
-    limits: Limits,
-    level: Level,
+    limits: LevelLimits,
     seed: u64,
 ) -> Result<(SearchReport, Vec<String>), ServiceError> {
     let worker = Arc::clone(state);
@@ -53,7 +53,7 @@ pub async fn run_search(
         .run(admission, stop.flag(), move || {
             let report = worker
                 .engine
-                .search_with_stop(&game, &limits, level, seed, &stop_flag)?;
+                .search_with_stop(&game, &limits, seed, &stop_flag)?;
             let pv = convert::pv_to_proto(game.position(), &report.pv);
             Some((report, pv))
         })

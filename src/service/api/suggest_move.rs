@@ -5,10 +5,10 @@ use std::sync::Arc;
 use super::call::Call;
 use super::caps::{SearchBudget, level_from_proto};
 use super::convert;
-use super::error::ServiceError;
 use super::replay::replay;
 use super::run_search::run_search;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(
@@ -42,15 +42,8 @@ pub(super) async fn handle(
         ));
     }
     let mut after = game.clone();
-    let (report, pv) = run_search(
-        &state,
-        admission,
-        game,
-        budget.limits,
-        level,
-        call.message.seed,
-    )
-    .await?;
+    let (report, pv) =
+        run_search(&state, admission, game, budget.limits, call.message.seed).await?;
     let played = after.play_move(report.best_move).map_err(|error| {
         ServiceError::Internal(format!("the search suggested a refused move: {error}"))
     })?;

@@ -16,10 +16,10 @@ use crate::search;
 use super::call::Call;
 use super::caps::threats_work;
 use super::convert;
-use super::error::ServiceError;
 use super::replay::replay;
 use super::run_search::StopOnDrop;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(name = "Threats", skip_all, fields(variant, board_size, ply))]

@@ -5,9 +5,9 @@
 use crate::rules::{Game, PlayedMove};
 
 use super::convert;
-use super::error::ServiceError;
 use super::replay::record_game;
 use super::state::State;
+use crate::service::error::ServiceError;
 use crate::service::pb;
 
 /// A request's game judged ply by ply, up to the first ply not accepted.

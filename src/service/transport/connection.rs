@@ -16,6 +16,7 @@
 
 use std::future::Future as _;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,14 +28,14 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::{Instant, Sleep};
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::byte_budget::ByteBudget;
-use super::held_body::HeldBody;
+use super::held_body::{Held, HeldBody};
 use super::response_bytes::{ResponseBudget, WaitingBytes};
-use crate::service::api::error::ServiceError;
 use crate::service::config::TransportConfig;
+use crate::service::error::ServiceError;
 
 /// How long connections may stay open without a call, and how many there may be.
 #[derive(Clone, Copy, Debug)]
@@ -108,8 +109,8 @@ async fn accept_loop(
         let Ok(permit) = Arc::clone(&open).acquire_owned().await else {
             return;
         };
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
             Err(error) if is_per_connection(&error) => continue,
             Err(error) => {
                 // Out of file descriptors or memory: retrying at once would spin a core.
@@ -126,7 +127,7 @@ async fn accept_loop(
         let _ = stream.set_nodelay(true);
         let waiting = responses.connection();
         if sender
-            .send(Ok(Connection::new(stream, limits, permit, waiting)))
+            .send(Ok(Connection::new(stream, peer, limits, permit, waiting)))
             .await
             .is_err()
         {
@@ -153,6 +154,8 @@ fn is_per_connection(error: &io::Error) -> bool {
 pub struct Activity {
     /// Names the connection for the search pool's fair share.
     id: u64,
+    /// The client's address, for the access log.
+    peer: SocketAddr,
     /// What its calls' messages may hold at once.
     request_bytes: ByteBudget,
     /// What its calls' responses have handed to HTTP/2 and the socket has not written.
@@ -164,10 +167,11 @@ pub struct Activity {
 }
 
 impl Activity {
-    fn new(request_bytes: usize, responses: WaitingBytes) -> Activity {
+    fn new(peer: SocketAddr, request_bytes: usize, responses: WaitingBytes) -> Activity {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Activity {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            peer,
             request_bytes: ByteBudget::new(request_bytes),
             responses: Arc::new(responses),
             open_calls: AtomicUsize::new(0),
@@ -212,6 +216,8 @@ pub struct OpenCall {
     server: Arc<AtomicUsize>,
 }
 
+impl Held for OpenCall {}
+
 impl Drop for OpenCall {
     fn drop(&mut self) {
         *self
@@ -234,6 +240,11 @@ pub struct ConnectionActivity(Arc<Activity>);
 /// [`crate::service::Server::start`]).
 pub fn connection_id(extensions: &http::Extensions) -> u64 {
     activity(extensions).map_or(0, |activity| activity.id)
+}
+
+/// The client address of the connection a call came on.
+pub fn peer_addr(extensions: &http::Extensions) -> Option<SocketAddr> {
+    activity(extensions).map(|activity| activity.peer)
 }
 
 /// The request byte budget of the connection a call came on.
@@ -297,6 +308,7 @@ const SEND_CHECKS_PER_TIMEOUT: u32 = 4;
 impl Connection {
     fn new(
         stream: TcpStream,
+        peer: SocketAddr,
         limits: ConnectionLimits,
         slot: OwnedSemaphorePermit,
         responses: WaitingBytes,
@@ -304,7 +316,7 @@ impl Connection {
         let now = Instant::now();
         Connection {
             stream,
-            activity: Arc::new(Activity::new(limits.request_bytes, responses)),
+            activity: Arc::new(Activity::new(peer, limits.request_bytes, responses)),
             limits,
             idle_check: Box::pin(tokio::time::sleep(limits.handshake_timeout)),
             frames: FrameMeter::default(),
@@ -554,8 +566,6 @@ pub struct CallTracking<S> {
     layer: CallTrackingLayer,
 }
 
-type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
 impl<S, B, R> tower::Service<http::Request<B>> for CallTracking<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<R>>,
@@ -567,7 +577,7 @@ where
     /// stream stays open for as long as it streams).
     type Response = http::Response<HeldBody<R, Option<OpenCall>>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = BoxFuture<Self::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)

@@ -12,13 +12,12 @@
 //! Streams (Analyze, Watch) end their own way; this covers the wait for
 //! their first answer.
 
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 
-use crate::service::api::error::ServiceError;
+use crate::service::error::ServiceError;
 
 /// How much earlier than tonic's own timer the server answers: its timer
 /// starts a few microseconds before this layer's, in the same call chain.
@@ -73,8 +72,6 @@ pub struct Deadline<S> {
     inner: S,
 }
 
-type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
 impl<S, B, R> tower::Service<http::Request<B>> for Deadline<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<R>>,
@@ -84,7 +81,7 @@ where
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = BoxFuture<Result<S::Response, S::Error>>;
+    type Future = BoxFuture<S::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)

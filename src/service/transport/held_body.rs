@@ -1,8 +1,25 @@
 //! A response body that keeps something alive until the response has been
-//! sent or dropped: a call counted as open, a share of a byte budget.
+//! sent or dropped: a call counted as open, a share of a byte budget, a
+//! call's line in the access log (which the trailers tell the call's status).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
+
+use tonic::codegen::http;
+
+/// What a [`HeldBody`] holds: told of the response's trailers as they go out.
+pub trait Held {
+    /// The trailers (a call's status) are going out.
+    fn trailers(&mut self, _trailers: &http::HeaderMap) {}
+}
+
+impl<T: Held> Held for Option<T> {
+    fn trailers(&mut self, trailers: &http::HeaderMap) {
+        if let Some(held) = self {
+            held.trailers(trailers);
+        }
+    }
+}
 
 pin_project_lite::pin_project! {
     /// `inner`, holding `held` for as long as it lives.
@@ -27,7 +44,7 @@ impl<B, T> HeldBody<B, T> {
     }
 }
 
-impl<B: http_body::Body, T> http_body::Body for HeldBody<B, T> {
+impl<B: http_body::Body, T: Held> http_body::Body for HeldBody<B, T> {
     type Data = B::Data;
     type Error = B::Error;
 
@@ -35,7 +52,14 @@ impl<B: http_body::Body, T> http_body::Body for HeldBody<B, T> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
-        self.project().inner.poll_frame(cx)
+        let this = self.project();
+        let frame = std::task::ready!(this.inner.poll_frame(cx));
+        if let Some(Ok(frame)) = &frame
+            && let Some(trailers) = frame.trailers_ref()
+        {
+            this.held.trailers(trailers);
+        }
+        Poll::Ready(frame)
     }
 
     fn is_end_stream(&self) -> bool {

@@ -24,12 +24,12 @@ use std::time::Duration;
 use http_body::{Body as _, Frame};
 use prost::bytes::Bytes;
 use tokio::sync::OwnedSemaphorePermit;
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 
 use super::byte_budget::ByteBudget;
-use super::held_body::HeldBody;
-use crate::service::api::error::ServiceError;
+use super::held_body::{Held, HeldBody};
 use crate::service::config::TransportConfig;
+use crate::service::error::ServiceError;
 
 /// The gRPC message prefix: a compressed flag and a 4-byte length.
 const PREFIX_BYTES: usize = 5;
@@ -89,7 +89,8 @@ pub struct RequestBytes<S> {
     layer: RequestBytesLayer,
 }
 
-type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
+/// A call's shares of the budgets, given back when its response is dropped.
+impl Held for Vec<OwnedSemaphorePermit> {}
 
 impl<S, R> tower::Service<http::Request<tonic::body::Body>> for RequestBytes<S>
 where
@@ -104,7 +105,7 @@ where
     /// The body holds the call's share of the budgets until it is dropped.
     type Response = http::Response<HeldBody<R, Vec<OwnedSemaphorePermit>>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = BoxFuture<Self::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)

@@ -28,10 +28,10 @@ use std::time::Duration;
 
 use http_body::{Body, Frame};
 use prost::bytes::Buf;
-use tonic::codegen::http;
+use tonic::codegen::{BoxFuture, http};
 
-use crate::service::api::error::ServiceError;
 use crate::service::config::TransportConfig;
+use crate::service::error::ServiceError;
 
 /// A connection with nothing waiting may always send a message up to this
 /// size (every answer but a long game's ValidateGame and Analyze's largest).
@@ -181,8 +181,6 @@ pub struct ResponseBytes<S> {
 /// request's extensions.
 pub type WaitingOf = fn(&http::Extensions) -> Option<Arc<WaitingBytes>>;
 
-type BoxFuture<T> = Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
 impl<S, B, R> tower::Service<http::Request<B>> for ResponseBytes<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<R>>,
@@ -193,7 +191,7 @@ where
     /// The body counts its messages as hyper takes them.
     type Response = http::Response<MeteredBody<R>>;
     type Error = S::Error;
-    type Future = BoxFuture<Result<Self::Response, S::Error>>;
+    type Future = BoxFuture<Self::Response, S::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)

@@ -73,8 +73,9 @@ impl Tally for TermCounts {
     }
 }
 
-/// Static evaluation with the built-in weights, side to move's view, within ±100,000 (never a won
-/// or lost score).
+/// The classic evaluation with the built-in weights, side to move's view, within ±100,000 (never a
+/// won or lost score). The engine's own static evaluation, which scores with its network where it
+/// has one for the variant, is [`Engine::static_eval`](crate::search::Engine::static_eval).
 pub fn evaluate(position: &Position) -> i32 {
     evaluate_board(&Mailbox::new(position), &WEIGHTS)
 }

@@ -1,4 +1,5 @@
-//! The one place where the service's errors become gRPC statuses.
+//! The service's errors, and the one place where they become gRPC statuses:
+//! the handlers' (`api/`) and the transport layers' (`transport/`) alike.
 //!
 //! Every error a caller can cause carries a sentence saying why, a
 //! `google.rpc.ErrorInfo` a program can read (a fixed [`Reason`] and its

@@ -1,204 +1,25 @@
-//! Game review: every ply of a game judged by the engine, as chess sites
-//! judge chess games: the score before and after the move, the drop in the
-//! mover's chance of winning, a class, the critical positions, each side's
-//! accuracy and the moments the game turned (docs/review.md).
-//!
-//! One search per position: the position after ply k is the position before
-//! ply k+1, so the search of position k+1 gives both ply k's score after
-//! (`score_after(k) = -score_before(k+1)`) and ply k+1's score before. A game
-//! of N plies takes N+1 searches (none for a finished last position), and a
-//! ply is judged once the position after it has been searched. The searches
-//! of one game share one transposition table ([`Review`] keeps it; each of
-//! its searches starts from what the earlier ones found), so a review is
-//! deterministic for a given game and budget whenever depth or nodes, not
-//! time, bound the budget.
-//!
-//! Scores become chances through [`WinChanceModel::FITTED`], fitted on the
-//! 1,752 real Copenhagen games by `tafl fit-win-chance` (src/lab/win_chance.rs).
+//! The reviewer: what a review spends on each position, and the review
+//! itself, one search a step, judging each ply once the position after it
+//! has been searched.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use strum::{EnumCount, EnumIter, IntoEnumIterator};
-
-use super::alphabeta::{Outcome, Workspace};
-use super::params::WIN_BOUND;
-use super::{Engine, Level, Limits, Score};
+use super::classes::{ClassCounts, INACCURACY_FROM, MISTAKE_FROM, MoveClass, move_accuracy};
+use super::win_chance::WinChanceModel;
 use crate::rules::{BySide, Game, GameError, Move, PlayedMove, Side, Status};
-
-// ---------------------------------------------------------------- the win-chance model
-
-/// The chance that the side to move wins, from a score: `1 / (1 + e^-(slope * s + intercept))`
-/// with `s` the score in attackers (hundredths), one curve for each side to move.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Logistic {
-    pub slope: f64,
-    pub intercept: f64,
-}
-
-impl Logistic {
-    /// The chance at a score of `pawns` attackers.
-    pub fn chance(self, pawns: f64) -> f64 {
-        1.0 / (1.0 + (-(self.slope * pawns + self.intercept)).exp())
-    }
-
-    /// The score (in attackers) at which the chance is `chance`.
-    fn pawns_at(self, chance: f64) -> f64 {
-        ((chance / (1.0 - chance)).ln() - self.intercept) / self.slope
-    }
-}
-
-/// Scores to chances of winning: a curve for each side to move (the attackers win 44% of the
-/// real games, so the same score is worth more to the defenders). Forced wins and losses are
-/// certain.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WinChanceModel {
-    pub curves: BySide<Logistic>,
-}
-
-/// Scores beyond this many attackers are read as this many: the static evaluation's own bound.
-const MAX_PAWNS: f64 = super::params::EVAL_LIMIT as f64 / 100.0;
-
-impl WinChanceModel {
-    /// Fitted on the 1,752 real Copenhagen 11×11 games (tests/data/copenhagen-games.csv) by
-    /// `tafl fit-win-chance --games tests/data/copenhagen-games.csv --seed 1`: the calibration
-    /// on the held-out half is in docs/review.md. Used for every variant (the others have no
-    /// real games to fit on).
-    pub const FITTED: WinChanceModel = WinChanceModel {
-        curves: BySide {
-            attackers: Logistic {
-                slope: 0.2451,
-                intercept: -1.4087,
-            },
-            defenders: Logistic {
-                slope: 0.2445,
-                intercept: 1.2703,
-            },
-        },
-    };
-
-    /// The chance, 0 to 1, that the side to move wins with `score` (its own view).
-    pub fn chance(&self, score: Score, side_to_move: Side) -> f64 {
-        if score.win_in().is_some() {
-            return 1.0;
-        }
-        if score.loss_in().is_some() {
-            return 0.0;
-        }
-        let pawns = (f64::from(score.as_i32()) / 100.0).clamp(-MAX_PAWNS, MAX_PAWNS);
-        self.curves[side_to_move].chance(pawns)
-    }
-
-    /// A move's class and loss from the scores before it (best play) and after it, both from
-    /// the view of `mover`; `engine_choice`: it is the move the engine chose. A move that keeps
-    /// or starts a forced win, and the engine's choice, lose nothing; else the loss is the drop
-    /// in the mover's chance (at least 0), and a move after which a forced win on the board is
-    /// gone is a missed win.
-    pub fn judge(
-        &self,
-        mover: Side,
-        score_before: Score,
-        score_after: Score,
-        engine_choice: bool,
-    ) -> (MoveClass, f64) {
-        let won_before = score_before.win_in().is_some();
-        if score_after.win_in().is_some() || (engine_choice && won_before) {
-            return (MoveClass::FoundWin, 0.0);
-        }
-        if engine_choice {
-            return (MoveClass::Best, 0.0);
-        }
-        let loss = (self.chance(score_before, mover) - self.chance(score_after, mover)).max(0.0);
-        if won_before {
-            (MoveClass::MissedWin, loss)
-        } else {
-            (MoveClass::of_loss(loss), loss)
-        }
-    }
-
-    /// The lowest score (side to move's view) whose chance is at least `chance`; `None` when
-    /// every score short of a forced loss has it.
-    fn score_at(&self, chance: f64, side_to_move: Side) -> Option<i32> {
-        let curve = self.curves[side_to_move];
-        if chance <= curve.chance(-MAX_PAWNS) {
-            return None;
-        }
-        let pawns = curve.pawns_at(chance.min(curve.chance(MAX_PAWNS)));
-        Some((pawns * 100.0).ceil() as i32)
-    }
-}
-
-// ---------------------------------------------------------------- classes and accuracy
-
-/// What a played move was, judged by the drop in the mover's chance of winning (its loss).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EnumCount, EnumIter, strum::IntoStaticStr)]
-#[strum(serialize_all = "snake_case")]
-pub enum MoveClass {
-    /// The engine's own choice, or a loss below 1 point of chance.
-    Best,
-    Excellent,
-    Good,
-    Inaccuracy,
-    Mistake,
-    Blunder,
-    /// A forced win was on the board and the move let it go.
-    MissedWin,
-    /// The move keeps or starts a forced win.
-    FoundWin,
-}
-
-/// The least loss (in chance of winning, 0 to 1) of each class past best; see docs/review.md
-/// for why these.
-const EXCELLENT_FROM: f64 = 0.01;
-const GOOD_FROM: f64 = 0.03;
-const INACCURACY_FROM: f64 = 0.06;
-const MISTAKE_FROM: f64 = 0.12;
-const BLUNDER_FROM: f64 = 0.25;
+use crate::search::alphabeta::{Outcome, Workspace};
+use crate::search::engine::{Engine, SearchSetup};
+use crate::search::levels::Level;
+use crate::search::limits::Limits;
+use crate::search::params::WIN_BOUND;
+use crate::search::score::Score;
 
 /// A position is critical when every move but the engine's choice loses at least this much.
 const CRITICAL_LOSS: f64 = MISTAKE_FROM;
 
 /// At most this many turning points are named, each a loss of at least [`INACCURACY_FROM`].
 const MAX_TURNING_POINTS: usize = 3;
-
-impl MoveClass {
-    /// The class of an ordinary move (no forced win before or after) by its loss.
-    pub fn of_loss(loss: f64) -> MoveClass {
-        match loss {
-            loss if loss >= BLUNDER_FROM => MoveClass::Blunder,
-            loss if loss >= MISTAKE_FROM => MoveClass::Mistake,
-            loss if loss >= INACCURACY_FROM => MoveClass::Inaccuracy,
-            loss if loss >= GOOD_FROM => MoveClass::Good,
-            loss if loss >= EXCELLENT_FROM => MoveClass::Excellent,
-            _ => MoveClass::Best,
-        }
-    }
-
-    /// A mistake of some size: what an evaluation graph marks.
-    pub fn is_error(self) -> bool {
-        match self {
-            MoveClass::Inaccuracy
-            | MoveClass::Mistake
-            | MoveClass::Blunder
-            | MoveClass::MissedWin => true,
-            MoveClass::Best | MoveClass::Excellent | MoveClass::Good | MoveClass::FoundWin => false,
-        }
-    }
-
-    /// Its name in words: `"missed_win"`.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-}
-
-/// One move's accuracy, 0 to 100, from its loss: lichess's curve, 100 at no loss,
-/// `100 - 103.1668 * (1 - e^(-0.04354 * d))` with `d` the loss in points of percentage.
-pub fn move_accuracy(loss: f64) -> f64 {
-    let points = 100.0 * loss.max(0.0);
-    (100.0 - 103.1668 * (1.0 - (-0.04354 * points).exp())).clamp(0.0, 100.0)
-}
-
-// ---------------------------------------------------------------- the budget
 
 /// Positions searched for each position of a strongest-level review that names no bound
 /// (node-bound, so the review is the same every time): a 100-ply game in about a quarter of a
@@ -226,7 +47,7 @@ impl ReviewBudget {
             requested.max_nodes = Some(DEFAULT_REVIEW_NODES);
         }
         ReviewBudget {
-            limits: level.limits(&requested),
+            limits: level.limits(&requested).limits().clone(),
             seed,
             critical: true,
         }
@@ -255,9 +76,17 @@ impl ReviewBudget {
     pub fn searches_per_position(&self) -> u32 {
         1 + u32::from(self.critical)
     }
-}
 
-// ---------------------------------------------------------------- the review
+    /// How each search of the review is set up: within the budget, without noise.
+    fn setup<'a>(&'a self, stop: &'a AtomicBool) -> SearchSetup<'a> {
+        SearchSetup {
+            limits: &self.limits,
+            stop,
+            noise: 0,
+            seed: self.seed,
+        }
+    }
+}
 
 /// One ply, judged.
 #[derive(Clone, Debug)]
@@ -298,25 +127,6 @@ pub struct ReviewSummary {
     /// Not every ply was judged.
     pub partial: bool,
     pub plies_reviewed: usize,
-}
-
-/// Moves per class.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClassCounts([u32; MoveClass::COUNT]);
-
-impl ClassCounts {
-    pub fn get(&self, class: MoveClass) -> u32 {
-        self.0[class as usize]
-    }
-
-    /// Every class and its count, in class order.
-    pub fn iter(&self) -> impl Iterator<Item = (MoveClass, u32)> + '_ {
-        MoveClass::iter().map(|class| (class, self.get(class)))
-    }
-
-    fn add(&mut self, class: MoveClass) {
-        self.0[class as usize] += 1;
-    }
 }
 
 /// The review stopped before judging its next ply: the stop flag, or the deadline.
@@ -382,7 +192,7 @@ impl Review {
             .into_iter()
             .map(|mv| replay.play_move(mv))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut workspace = Workspace::new(engine.config.hash_mb);
+        let mut workspace = engine.new_workspace();
         workspace.table.new_search();
         Ok(Review {
             first_mover: start.position().side_to_move(),
@@ -511,9 +321,9 @@ impl Review {
                 nodes: 0,
             });
         }
-        let (game, limits, seed) = (&self.game, &self.budget.limits, self.budget.seed);
-        let outcome = engine.search_in(&mut self.workspace, game, limits, stop, 0, seed, |s| {
-            s.iterate(game.position())
+        let (game, setup) = (&self.game, self.budget.setup(stop));
+        let outcome = engine.search_in(&mut self.workspace, game, setup, |searcher| {
+            searcher.iterate(game.position())
         })?;
         let mut nodes = outcome.nodes;
         let critical = if self.budget.critical {
@@ -564,25 +374,16 @@ impl Review {
                 None => return Some((false, 0)),
             }
         };
-        let game = &self.game;
-        let (limits, seed) = (&self.budget.limits, self.budget.seed);
-        engine.search_in(
-            &mut self.workspace,
-            game,
-            limits,
-            stop,
-            0,
-            seed,
-            |searcher| {
-                searcher.clock.may_stop_soft = true;
-                searcher.excluded_root_moves.push(outcome.best_move);
-                let reached = searcher.root_reaches(root, outcome.depth as i32, threshold);
-                if reached.is_none() && searcher.clock.past_deadline() {
-                    return None;
-                }
-                Some((reached == Some(false), searcher.nodes))
-            },
-        )
+        let (game, setup) = (&self.game, self.budget.setup(stop));
+        engine.search_in(&mut self.workspace, game, setup, |searcher| {
+            searcher.clock.may_stop_soft = true;
+            searcher.excluded_root_moves.push(outcome.best_move);
+            let reached = searcher.root_reaches(root, outcome.depth as i32, threshold);
+            if reached.is_none() && searcher.clock.past_deadline() {
+                return None;
+            }
+            Some((reached == Some(false), searcher.nodes))
+        })
     }
 
     /// Ply `ply` from the searches before and after it.
@@ -733,42 +534,5 @@ mod tests {
         assert!(summary.partial);
         assert_eq!(summary.plies_reviewed, 1);
         assert_eq!(summary.status, Status::Ongoing);
-    }
-
-    #[test]
-    fn classes_follow_the_loss() {
-        assert_eq!(MoveClass::of_loss(0.0), MoveClass::Best);
-        assert_eq!(MoveClass::of_loss(EXCELLENT_FROM), MoveClass::Excellent);
-        assert_eq!(MoveClass::of_loss(GOOD_FROM), MoveClass::Good);
-        assert_eq!(MoveClass::of_loss(INACCURACY_FROM), MoveClass::Inaccuracy);
-        assert_eq!(MoveClass::of_loss(MISTAKE_FROM), MoveClass::Mistake);
-        assert_eq!(MoveClass::of_loss(0.9), MoveClass::Blunder);
-        assert_eq!(MoveClass::MissedWin.name(), "missed_win");
-    }
-
-    #[test]
-    fn accuracy_is_100_without_loss_and_falls_with_it() {
-        assert_eq!(move_accuracy(0.0), 100.0);
-        let five = move_accuracy(0.05);
-        assert!((five - 79.8).abs() < 0.1, "{five}");
-        assert!(move_accuracy(0.3) < move_accuracy(0.2));
-        assert_eq!(move_accuracy(1.0), 0.0);
-    }
-
-    #[test]
-    fn forced_results_are_certain_and_scores_in_between_are_not() {
-        let model = WinChanceModel::FITTED;
-        for side in [Side::Attackers, Side::Defenders] {
-            assert_eq!(model.chance(Score::new(999_990), side), 1.0);
-            assert_eq!(model.chance(Score::new(-999_990), side), 0.0);
-            let even = model.chance(Score::new(0), side);
-            assert!(0.0 < even && even < 1.0);
-            assert!(model.chance(Score::new(300), side) > even);
-            // The score found for a chance has at least that chance, and a point less has not.
-            let target = even + 0.1;
-            let score = model.score_at(target, side).expect("reachable");
-            assert!(model.chance(Score::new(score), side) >= target - 1e-12);
-            assert!(model.chance(Score::new(score - 1), side) < target);
-        }
     }
 }
