@@ -11,17 +11,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::rules::{Rules, Variant};
 use crate::search::{self, MAX_SOLVER_MOVES, MinedPuzzles, Puzzle, PuzzleBudget, PuzzleGoal};
 use crate::service::exec::Admission;
 
 use super::call::Call;
 use super::caps::puzzle_budget;
 use super::convert;
-use super::replay::{off_the_runtime, record_game};
+use super::replay::record_game;
 use super::run_search::StopOnDrop;
 use super::state::State;
-use super::validate_game::{JudgedPlies, judge_plies};
+use super::validate_game::{JudgedPlies, accepted_plies};
 use crate::service::error::{Reason, ServiceError};
 use crate::service::pb;
 
@@ -58,13 +57,7 @@ pub(super) async fn handle(
         Some(deadline),
     );
     let admission = call.admit(&state, work)?;
-    let judged = off_the_runtime(&state, plies, move |state| {
-        judge_plies(game.as_ref(), state.config.caps.max_game_plies)
-    })
-    .await?;
-    if let Some((_, refused)) = judged.refused {
-        return Err(refused);
-    }
+    let judged = accepted_plies(&state, game).await?;
     let span = record_game(&judged.game);
     let mined = mine(&state, admission, judged, budget).await?;
     span.record("puzzles", mined.puzzles.len());
@@ -104,21 +97,9 @@ fn goal_to_proto(goal: PuzzleGoal) -> pb::PuzzleGoal {
     }
 }
 
-fn variant_to_proto(variant: Variant) -> pb::Variant {
-    let rules = match variant.rules {
-        Rules::Copenhagen => pb::Rules::Copenhagen,
-        Rules::Fetlar => pb::Rules::Fetlar,
-        Rules::Tablut => pb::Rules::Tablut,
-    };
-    pb::Variant {
-        rules: rules.into(),
-        board_size: u32::from(variant.size.get()),
-    }
-}
-
 fn puzzle_to_proto(puzzle: &Puzzle) -> pb::Puzzle {
     pb::Puzzle {
-        variant: Some(variant_to_proto(puzzle.start.variant())),
+        variant: Some(convert::variant_to_proto(puzzle.start.variant())),
         start: puzzle.start.to_string(),
         source_ply: puzzle.source_ply as u32,
         solver: convert::side_to_proto(puzzle.solver).into(),
