@@ -55,7 +55,7 @@ pub use levels::{Level, LevelLimits};
 pub use limits::Limits;
 pub use puzzles::{
     DEFAULT_PUZZLE_NODES, DEFAULT_SOLVER_MOVES, MATERIAL_GAIN, MAX_SOLVER_MOVES, MinedPuzzles,
-    PROOF_NODES, Puzzle, PuzzleBudget, PuzzleGoal, Theme, find_puzzles,
+    Puzzle, PuzzleBudget, PuzzleGoal, Theme, find_puzzles,
 };
 pub use review::{
     ClassCounts, DEFAULT_REVIEW_NODES, Logistic, MoveClass, PlyReview, Review, ReviewBudget,

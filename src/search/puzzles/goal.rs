@@ -13,7 +13,7 @@ use crate::rules::{Position, Side, Status};
 pub const MATERIAL_GAIN: i32 = 2;
 
 /// What the solver reaches by force.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum PuzzleGoal {
     /// The defenders win the game: the king reaches a corner or an exit fort

@@ -43,7 +43,7 @@ pub const DEFAULT_PUZZLE_NODES: u64 = 5_000;
 pub const DEFAULT_SOLVER_MOVES: u32 = 3;
 
 /// Positions one candidate's proof may play before it is given up.
-pub const PROOF_NODES: u64 = 4_000_000;
+const PROOF_NODES: u64 = 4_000_000;
 
 /// A position from a game where one sequence reaches a goal by force.
 #[derive(Clone, Debug)]
@@ -168,9 +168,6 @@ fn mine_position(
     let deadline = budget.limits.deadline;
     let stopped =
         || stop.load(Ordering::Relaxed) || deadline.is_some_and(|end| Instant::now() >= end);
-    if game.status().is_over() {
-        return Ok(None);
-    }
     let screened = screen(engine, game, &budget.limits, budget.solver_moves, stop);
     if stopped() {
         return Err(Stopped);

@@ -281,3 +281,72 @@ fn first_if_legal(first: Option<Move>, moves: &MoveList) -> impl Iterator<Item =
         .into_iter()
         .chain(moves.iter().copied().filter(move |&mv| Some(mv) != first))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{PositionText, Rules, Side, Variant};
+
+    /// The king alone on e5, attackers on c5, g5, i9 and b9 (and e7 when `barred_up`):
+    /// e5-e1 opens a1 and k1 at once; without e7, e5-e11 opens a11 and k11 as well.
+    fn double_threat(barred_up: bool) -> Position {
+        let text = if barred_up {
+            "/11/11/1t6t2/11/4t6/11/2t1K1t4/11/11/11/11/ d"
+        } else {
+            "/11/11/1t6t2/11/11/11/2t1K1t4/11/11/11/11/ d"
+        };
+        let setup: PositionText = text.parse().expect("a position text");
+        Position::from_setup(&setup, Variant::standard(Rules::Copenhagen)).expect("a position")
+    }
+
+    fn prover(stop: &AtomicBool) -> Prover<'_> {
+        let aim = Aim {
+            goal: PuzzleGoal::KingEscapes,
+            solver: Side::Defenders,
+        };
+        Prover::new(aim, 10_000_000, stop, None)
+    }
+
+    #[test]
+    fn one_move_to_a_double_threat_wins_in_two_and_is_the_only_one() {
+        let stop = AtomicBool::new(false);
+        let mut prover = prover(&stop);
+        let start = double_threat(true);
+        assert_eq!(prover.shortest(&start, 0, 3), Ok(Some(2)));
+        let line = prover.line(&start, 0, 2).expect("within budget");
+        let line: Vec<String> = line
+            .expect("unique")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(line[0], "e5-e1");
+        assert_eq!(line.len(), 3);
+    }
+
+    #[test]
+    fn two_moves_that_win_as_fast_make_no_line() {
+        let stop = AtomicBool::new(false);
+        let mut prover = prover(&stop);
+        let start = double_threat(false);
+        let keys: Vec<String> = prover
+            .forcing_moves(&start, 0, 2)
+            .expect("within budget")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(keys, ["e5-e1", "e5-e11"]);
+        assert_eq!(prover.line(&start, 0, 2), Ok(None));
+    }
+
+    #[test]
+    fn a_proof_stops_at_its_budget_and_at_the_flag() {
+        let stop = AtomicBool::new(false);
+        let aim = prover(&stop).aim();
+        let start = double_threat(true);
+        let mut starved = Prover::new(aim, 50, &stop, None);
+        assert_eq!(starved.shortest(&start, 0, 3), Err(Cut::OutOfNodes));
+        let raised = AtomicBool::new(true);
+        let mut stopped = Prover::new(aim, u64::MAX, &raised, None);
+        assert_eq!(stopped.forcing_moves(&start, 0, 3), Err(Cut::Stopped));
+    }
+}

@@ -2,14 +2,10 @@
 //! "Themes"): each is a fact of the moves played, never a guess from the
 //! look of the board.
 
-use strum::IntoEnumIterator;
-
 use crate::rules::{Bitboard, EndReason, Move, Position, Side, Square, Status};
 
 /// What a puzzle trains.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr, strum::EnumIter,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Theme {
     /// A defenders' move of the solution leaves the king two corners to run to.
@@ -34,11 +30,6 @@ impl Theme {
     /// Its name in words: `"corner_double_threat"`.
     pub fn name(self) -> &'static str {
         self.into()
-    }
-
-    /// The theme of this name.
-    pub fn from_name(name: &str) -> Option<Theme> {
-        Theme::iter().find(|theme| theme.name() == name)
     }
 }
 
