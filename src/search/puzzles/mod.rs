@@ -172,7 +172,10 @@ fn mine_position(
     if stopped() {
         return Err(Stopped);
     }
-    let Some(goal) = screened.as_ref().and_then(|screened| screened.goal) else {
+    let Some(screened) = screened else {
+        return Ok(None);
+    };
+    let Some(goal) = screened.goal else {
         return Ok(None);
     };
     let start = *game.position();
@@ -192,7 +195,7 @@ fn mine_position(
     let difficulty = Difficulty {
         solver_moves: solution.len().div_ceil(2) as u32,
         plausible: plausible_moves(&start),
-        depth_to_find: screened.map_or(1, |screened| screened.depth_to_find(key)),
+        depth_to_find: screened.depth_to_find(key),
         sacrifice: themes.contains(&Theme::Sacrifice),
         quiet: themes.contains(&Theme::QuietMove),
     };
