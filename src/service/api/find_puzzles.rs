@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::search::{self, MAX_SOLVER_MOVES, MinedPuzzles, Puzzle, PuzzleBudget, PuzzleGoal};
-use crate::service::exec::Admission;
+use crate::service::exec::Work;
 
 use super::call::Call;
 use super::caps::puzzle_budget;
@@ -20,7 +20,7 @@ use super::convert;
 use super::replay::record_game;
 use super::run_search::StopOnDrop;
 use super::state::State;
-use super::validate_game::{JudgedPlies, accepted_plies};
+use super::validate_game::accepted_plies;
 use crate::service::error::{Reason, ServiceError};
 use crate::service::pb;
 
@@ -56,10 +56,8 @@ pub(super) async fn handle(
         state.caps,
         Some(deadline),
     );
-    let admission = call.admit(&state, work)?;
-    let judged = accepted_plies(&state, game).await?;
-    let span = record_game(&judged.game);
-    let mined = mine(&state, admission, judged, budget).await?;
+    let mined = mine(&state, &call, work, game, budget).await?;
+    let span = tracing::Span::current();
     span.record("puzzles", mined.puzzles.len());
     span.record("partial", mined.partial);
     Ok(pb::FindPuzzlesResponse {
@@ -68,13 +66,19 @@ pub(super) async fn handle(
     })
 }
 
-/// Mines the judged game on the pool, stopping if the call goes away or the server stops.
+/// The game mined on the pool: admitted first (its work depends only on how many positions
+/// there are, so a refusal costs nothing), then judged, then mined, stopping if the call goes
+/// away or the server stops. The one place this call meets the pool.
 async fn mine(
     state: &Arc<State>,
-    admission: Admission,
-    judged: JudgedPlies,
+    call: &Call<pb::FindPuzzlesRequest>,
+    work: Work,
+    game: Option<pb::Game>,
     budget: PuzzleBudget,
 ) -> Result<MinedPuzzles, ServiceError> {
+    let admission = call.admit(state, work)?;
+    let judged = accepted_plies(state, game).await?;
+    record_game(&judged.game);
     let worker = Arc::clone(state);
     // Stops the mining if this call goes away (cancelled, or cut off by its deadline).
     let stop = StopOnDrop::default();
