@@ -75,7 +75,7 @@ pub fn board(puzzle: &Puzzle) -> String {
     );
     let _ = writeln!(
         svg,
-        r##"<text x="{}" y="46"><tspan>{task}</tspan><tspan fill="#5a5248">&#160;· {variant}</tspan></text>"##,
+        r##"<text x="{}" y="46"><tspan>{task}</tspan><tspan dx="6" fill="#5a5248">· {variant}</tspan></text>"##,
         MARGIN + 24
     );
     let _ = writeln!(
