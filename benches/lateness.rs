@@ -9,8 +9,6 @@ use std::time::{Duration, Instant};
 
 use tafl::search::{Engine, EngineConfig, Level, Limits};
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 use common::random_games::{Lcg, all_variants, random_games};
 
 fn main() {

@@ -24,8 +24,6 @@ use tafl::service::pb::{
 use tokio::task::JoinSet;
 use tonic::Code;
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 use common::client::connect;
 use common::{process, real_game};
 

@@ -9,10 +9,6 @@
 //! requests as gRPC bodies there, and the same on the empty game, for h2load). Server and clients share the machine's cores, as
 //! they would with a load tool on the same host.
 
-// The tests' shared helpers (a real game among them).
-#[path = "../tests/common/mod.rs"]
-mod common;
-
 use common::client::connect;
 use common::real_game;
 

@@ -6,10 +6,6 @@
 //!
 //! `cargo bench --bench rules`; the perft groups report leaves per second.
 
-// The tests' shared helpers (the slow reference engine among them).
-#[path = "../tests/common/mod.rs"]
-mod common;
-
 use common::captures::captures_by_playing;
 use common::reference;
 

@@ -42,8 +42,6 @@ use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
-#[path = "../tests/common/mod.rs"]
-mod common;
 use common::client::connect;
 use common::{costly_threats, long_game, process, raw_h2, real_game};
 

@@ -8,9 +8,6 @@
 //! `cargo bench --bench turns` (`TURNS_BENCH_SECONDS` sets each
 //! measurement's length, 2 by default).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
-
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

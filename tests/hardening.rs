@@ -6,10 +6,11 @@
 //! (searches far past the queue beside cheap calls) runs its server in this
 //! process.
 
-mod common;
+// The shared helpers (tests/common/), as `crate::common` for the modules below too.
+pub use common;
 
 /// The cases, in tests/hardening/ (the crate root's own directory holds the
-/// other test binaries, and `common` must stay reachable without `#[path]`).
+/// other test binaries).
 mod hardening {
     mod admission;
     mod config;

@@ -11,10 +11,10 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-mod common;
+// The shared helpers (tests/common/), as `crate::common` for the modules below too.
+pub use common;
 
-/// In tests/rules/: the crate root stays in tests/, so that `common` is
-/// reachable without `#[path]`.
+/// In tests/rules/.
 mod rules {
     mod lockstep;
     mod notation;

@@ -4,10 +4,10 @@
 //! the independent proof of the published puzzles are its modules in
 //! tests/search/.
 
-mod common;
+// The shared helpers (tests/common/), as `crate::common` for the modules below too.
+pub use common;
 
-/// In tests/search/: the crate root stays in tests/, so that `common` is
-/// reachable without `#[path]`.
+/// In tests/search/.
 mod search {
     mod puzzles;
     mod timing;

@@ -4,10 +4,10 @@
 //! puzzles mined from planted and real positions;
 //! TLS, three replicas behind nginx, and `tafl otep` on its stdin and stdout.
 
-mod common;
+// The shared helpers (tests/common/), as `crate::common` for the modules below too.
+pub use common;
 
-/// In tests/service/: the crate root stays in tests/, so that `common` is
-/// reachable without `#[path]`.
+/// In tests/service/.
 mod service {
     // The cases' `use super::*` finds the helpers below through this.
     use super::*;

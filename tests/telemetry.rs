@@ -8,8 +8,6 @@
 //! `telemetry::init` installs are process-wide (one test here installs them),
 //! and its exact call counts would count any other server in the process.
 
-mod common;
-
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

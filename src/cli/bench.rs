@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use tafl::lab::bench::{BENCH_DEPTH, latency_positions, positions};
-use tafl::rules::{Game, GameRecord};
+use tafl::rules::Game;
 use tafl::search::{Engine, EngineConfig, Level, Limits, Network, Networks};
 
-use super::matchplay::REAL_GAMES;
+use super::game_records;
 
 /// `tafl bench` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -30,9 +30,10 @@ pub struct BenchArgs {
     /// 13×13 openings. Prints each level's p50 and p99 (nearest rank: of 20, the slowest) in ms.
     #[arg(long)]
     pub levels: bool,
-    /// The real games the latency positions come from.
-    #[arg(long, default_value = REAL_GAMES)]
-    pub games: PathBuf,
+    /// The real games the latency positions come from, one a line (`moves,_,_,result`); default:
+    /// the real games built in (tests/data/copenhagen-games.csv).
+    #[arg(long)]
+    pub games: Option<PathBuf>,
 }
 
 /// Searches every bench position, printing one line each, then the total nodes and nodes/s; with
@@ -114,11 +115,7 @@ fn search_all(args: &BenchArgs, games: &[Game], networks: Networks) -> (u64, f64
 
 /// Each level's answer times on the latency positions: a line per level, fastest level first.
 fn time_levels(args: &BenchArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.games)
-        .with_context(|| format!("--games {}", args.games.display()))?;
-    let records = GameRecord::parse_all(&text)
-        .with_context(|| format!("--games {}", args.games.display()))?;
-    let games = latency_positions(&records);
+    let games = latency_positions(&game_records(args.games.as_deref()).context("--games")?);
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,
         ..EngineConfig::default()

@@ -2,16 +2,17 @@
 //! (the format: `tafl::lab::datagen::Record`). A file cut short resumes at the first game it lacks.
 
 use std::io::{Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
+use clap::builder::{OsStringValueParser, TypedValueParser};
 use tafl::lab::datagen::{self, DatagenConfig, GameData, Source};
-use tafl::rules::{GameRecord, Rules, Variant};
+use tafl::rules::{Rules, Variant};
 use tafl::search::{Network, Networks};
 
-use super::VariantArgs;
+use super::{VariantArgs, game_records};
 
 #[derive(Debug, clap::Args)]
 pub struct DatagenArgs {
@@ -41,9 +42,10 @@ pub struct DatagenArgs {
     #[arg(long, default_value_t = 300)]
     max_plies: usize,
     /// Real games (`moves,_,_,result` a line) whose openings start `--real-openings` percent of
-    /// the games; only for Copenhagen 11x11. Empty: random openings only.
-    #[arg(long, default_value = "tests/data/copenhagen-games.csv")]
-    openings: String,
+    /// the games; only for Copenhagen 11x11. Default: the real games built in
+    /// (tests/data/copenhagen-games.csv); an empty path: random openings only.
+    #[arg(long, value_parser = OsStringValueParser::new().map(PathBuf::from))]
+    openings: Option<PathBuf>,
     /// Percent of the games that start from a real game's first plies (the others from random
     /// plies).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
@@ -70,9 +72,13 @@ pub struct DatagenArgs {
 
 pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
     let variant = args.variant.variant();
+    let no_openings = args
+        .openings
+        .as_ref()
+        .is_some_and(|path| path.as_os_str().is_empty());
     let source = match &args.records {
-        Some(path) => Source::Records(read_records(path)?),
-        None if args.openings.is_empty() || variant != Variant::standard(Rules::Copenhagen) => {
+        Some(path) => Source::Records(game_records(Some(path))?),
+        None if no_openings || variant != Variant::standard(Rules::Copenhagen) => {
             Source::SelfPlay {
                 openings: Vec::new(),
                 real_percent: 0,
@@ -80,7 +86,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
             }
         }
         None => Source::SelfPlay {
-            openings: read_records(Path::new(&args.openings))?
+            openings: game_records(args.openings.as_deref())?
                 .into_iter()
                 .map(|record| record.moves)
                 .collect(),
@@ -151,13 +157,6 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
     })
 }
 
-/// The game records of a file.
-fn read_records(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the game records {}", path.display()))?;
-    GameRecord::parse_all(&text).with_context(|| format!("game records {}", path.display()))
-}
-
 /// The games the file should hold: `0..games`, or shard K's `K × games .. (K + 1) × games`; no
 /// further than the last of `recorded` games when replaying records.
 fn game_range(shard: Option<u32>, games: u32, recorded: Option<usize>) -> std::ops::Range<u32> {
@@ -172,6 +171,17 @@ fn game_range(shard: Option<u32>, games: u32, recorded: Option<usize>) -> std::o
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn an_empty_openings_path_is_read_as_no_real_openings() {
+        let parsed = Cli::try_parse_from(["tafl", "datagen", "--out", "d.bin", "--openings", ""]);
+        let Some(Command::Datagen(args)) = parsed.expect("parses").command else {
+            panic!("not datagen");
+        };
+        assert_eq!(args.openings, Some(PathBuf::new()));
+    }
 
     #[test]
     fn a_shard_is_its_slice_of_the_seeds_games() {

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use tafl::lab::win_chance::{FitConfig, fit, review_games};
-use tafl::rules::GameRecord;
+
+use super::game_records;
 
 /// `tafl fit-win-chance` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -31,9 +31,7 @@ pub struct FitWinChanceArgs {
 
 /// Reviews the games on one thread (progress on stderr), fits and prints the report.
 pub fn run(args: &FitWinChanceArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.games)
-        .with_context(|| format!("cannot read the game records {}", args.games.display()))?;
-    let records = GameRecord::parse_all(&text)?;
+    let records = game_records(Some(&args.games))?;
     let config = FitConfig {
         nodes: args.nodes,
         seed: args.seed,

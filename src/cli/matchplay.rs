@@ -1,21 +1,22 @@
 //! `tafl match`: a match between two players, this build's engine with some
-//! settings or another build behind a tafl server, on threads, printing each
-//! game as it ends and the score with its 95% interval.
+//! settings or another build behind a tafl server, printing each game as it
+//! ends and the score with its 95% interval. The players are made here from
+//! the flags; the lab plays the games (`tafl::lab::matchplay::play_match`).
 
 use std::fmt;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::VariantArgs;
 use super::remote_player::{RemotePlayer, Unreachable};
 use tafl::lab::matchplay::{
-    Contestant, Ending, EnginePlayer, MatchSummary, Openings, OpeningsError, Player, a_attacks,
-    elo, play_game,
+    Contestant, Ending, EnginePlayer, FinishedGame, MatchConfig, MatchSummary, Openings,
+    OpeningsError, Player, a_attacks, elo, play_match,
 };
-use tafl::rules::{GameRecord, Variant};
+use tafl::lab::{GameRecord, real_games};
+use tafl::rules::Variant;
 use tafl::search::{
     Engine, EngineConfig, Level, Network, NetworkFileError, Networks, Weights, WeightsError,
 };
@@ -53,9 +54,10 @@ pub struct MatchArgs {
     /// games, Copenhagen 11×11 only: opening N is the N-th distinct position still going).
     #[arg(long, value_enum, default_value_t = OpeningKind::Random)]
     pub openings: OpeningKind,
-    /// The real games for `--openings real`, one a line (`moves,_,_,result`).
-    #[arg(long, default_value = REAL_GAMES)]
-    pub openings_file: PathBuf,
+    /// The real games for `--openings real`, one a line (`moves,_,_,result`); default: the
+    /// real games built in (tests/data/copenhagen-games.csv).
+    #[arg(long)]
+    pub openings_file: Option<PathBuf>,
     /// Plies of a real game each opening keeps (default: 4 to 8, in turn by opening).
     #[arg(long)]
     pub opening_plies: Option<usize>,
@@ -78,12 +80,6 @@ pub struct MatchArgs {
     #[arg(long)]
     pub record: Option<PathBuf>,
 }
-
-/// The real games this repository carries, wherever the command is run from.
-pub const REAL_GAMES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/copenhagen-games.csv"
-);
 
 /// `--openings`: where the games start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -277,9 +273,9 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     let first = args.from_game - 1;
     let threads = args.threads.clamp(1, (games - first).max(1) as usize);
     // Each thread its own pair of players: a server player's connection is its thread's.
-    let mut tables = Vec::with_capacity(threads);
+    let mut pairs = Vec::with_capacity(threads);
     for _ in 0..threads {
-        tables.push([
+        pairs.push([
             seats[0].contestant(&spec_a.player, variant)?,
             seats[1].contestant(&spec_b.player, variant)?,
         ]);
@@ -296,9 +292,9 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
             OpeningKind::Real => "real",
         }
     );
-    let record = match &args.record {
+    let mut record = match &args.record {
         None => None,
-        Some(path) => Some(Mutex::new(
+        Some(path) => Some(
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -307,68 +303,52 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
                     path: path.display().to_string(),
                     reason: error.to_string(),
                 })?,
-        )),
+        ),
     };
-    let next_game = AtomicU32::new(first);
-    let summary = Mutex::new(MatchSummary::default());
-    std::thread::scope(|scope| {
-        for [mut a, mut b] in tables {
-            let (openings, record, next_game, summary) = (&openings, &record, &next_game, &summary);
-            scope.spawn(move || {
-                loop {
-                    let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if index >= games {
-                        break;
-                    }
-                    let played = play_game(openings, index, [&mut *a, &mut *b], args.max_plies);
-                    if let Some(file) = record {
-                        let line = GameRecord {
-                            moves: played.moves,
-                            timed_out: false,
-                            result: played.ending.recorded_result(),
-                        }
-                        .to_string();
-                        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                        if let Err(error) = file.write_all(line.as_bytes()) {
-                            eprintln!("cannot record game {}: {error}", index + 1);
-                        }
-                    }
-                    let mut summary = summary
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner());
-                    let result = summary.record(index, &played.ending);
-                    let line = format!(
-                        "game {:>3}: A {} opening {} -> {result} {} after {} plies; A {:.1}/{}",
-                        index + 1,
-                        if a_attacks(index) {
-                            "attacks "
-                        } else {
-                            "defends "
-                        },
-                        index / 2,
-                        played.ending.reason(),
-                        played.game.ply() - played.start_ply,
-                        summary.wins as f64 + 0.5 * summary.draws as f64,
-                        summary.games
-                    );
-                    // A player's failure is news even when only the score is wanted.
-                    if matches!(played.ending, Ending::Board(_)) {
-                        if !args.quiet {
-                            println!("{line}");
-                        }
-                    } else {
-                        eprintln!("{line}");
-                    }
-                    let _ = std::io::stdout().flush();
-                }
-            });
+    let config = MatchConfig {
+        openings,
+        games: first..games,
+        max_plies: args.max_plies,
+    };
+    let summary = play_match(&config, pairs, |game: FinishedGame<'_>| {
+        if let Some(file) = &mut record
+            && let Err(error) = file.write_all(game.played.record().to_string().as_bytes())
+        {
+            eprintln!("cannot record game {}: {error}", game.index + 1);
         }
+        print_game(&game, args.quiet);
     });
-    let summary = summary
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
     print_summary(&summary);
     Ok(summary)
+}
+
+/// A game's line: how it ended and A's score so far.
+fn print_game(game: &FinishedGame<'_>, quiet: bool) {
+    let (index, played, summary) = (game.index, &game.played, game.summary);
+    let line = format!(
+        "game {:>3}: A {} opening {} -> {} {} after {} plies; A {:.1}/{}",
+        index + 1,
+        if a_attacks(index) {
+            "attacks "
+        } else {
+            "defends "
+        },
+        index / 2,
+        game.result,
+        played.ending.reason(),
+        played.game.ply() - played.start_ply,
+        summary.points(),
+        summary.games
+    );
+    // A player's failure is news even when only the score is wanted.
+    if matches!(played.ending, Ending::Board(_)) {
+        if !quiet {
+            println!("{line}");
+        }
+    } else {
+        eprintln!("{line}");
+    }
+    let _ = std::io::stdout().flush();
 }
 
 /// The openings `--openings` asks for.
@@ -376,13 +356,18 @@ fn openings(args: &MatchArgs, variant: Variant) -> Result<Openings, MatchError> 
     match args.openings {
         OpeningKind::Random => Ok(Openings::random(variant)),
         OpeningKind::Real => {
-            let path = &args.openings_file;
-            let bad = |reason: String| MatchError::OpeningsFile {
-                path: path.display().to_string(),
-                reason,
+            let records = match &args.openings_file {
+                None => real_games(),
+                Some(path) => {
+                    let bad = |reason: String| MatchError::OpeningsFile {
+                        path: path.display().to_string(),
+                        reason,
+                    };
+                    let text =
+                        std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+                    GameRecord::parse_all(&text).map_err(|error| bad(error.to_string()))?
+                }
             };
-            let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
-            let records = GameRecord::parse_all(&text).map_err(|error| bad(error.to_string()))?;
             Ok(Openings::real(variant, &records, args.opening_plies)?)
         }
     }
@@ -497,7 +482,7 @@ fn print_score(summary: &MatchSummary) {
         summary.losses,
         summary.wins_as_attackers,
         summary.wins_as_defenders,
-        summary.wins as f64 + 0.5 * summary.draws as f64,
+        summary.points(),
         summary.games,
         100.0 * score,
         100.0 * margin
@@ -604,7 +589,7 @@ mod tests {
             movetime: 0,
             variant: VariantArgs { rules, size: None },
             openings: OpeningKind::Random,
-            openings_file: PathBuf::from(REAL_GAMES),
+            openings_file: None,
             opening_plies: None,
             max_plies: 40,
             hash_mb: 1,
@@ -678,7 +663,7 @@ mod tests {
         ));
         let mut missing = args("level=1", "level=1", 2, Rules::Copenhagen, 1);
         missing.openings = OpeningKind::Real;
-        missing.openings_file = PathBuf::from("/nonexistent/games.csv");
+        missing.openings_file = Some(PathBuf::from("/nonexistent/games.csv"));
         let error = run(&missing).expect_err("no such file");
         assert!(
             error

@@ -3,11 +3,11 @@
 //! printing and file handling the library leaves to its callers.
 
 mod bench;
+mod completions;
 mod datagen;
 mod fit_win_chance;
 mod matchplay;
 mod otep;
-mod otn;
 mod perft;
 mod puzzles;
 mod remote_player;
@@ -16,8 +16,11 @@ mod serve;
 mod train;
 mod tune;
 
+use std::path::Path;
+
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use tafl::lab::{GameRecord, real_games};
 use tafl::rules::{BoardSize, Rules, Variant};
 use tafl::service::telemetry;
 
@@ -64,6 +67,10 @@ enum Command {
     /// Fit game review's win-chance model to real games; prints its calibration on the held-out
     /// half and the fitted constants.
     FitWinChance(fit_win_chance::FitWinChanceArgs),
+    /// Print the completion script of a shell: e.g. `source <(tafl completions bash)` in
+    /// .bashrc, `tafl completions zsh > _tafl` in a directory of $fpath, `tafl completions fish |
+    /// source` in fish's config.
+    Completions(completions::CompletionsArgs),
 }
 
 impl Cli {
@@ -88,6 +95,7 @@ impl Cli {
             Command::FitWinChance(args) => {
                 fit_win_chance::run(&args).context("tafl fit-win-chance")
             }
+            Command::Completions(args) => completions::run(&args).context("tafl completions"),
         }
     }
 }
@@ -116,4 +124,15 @@ pub fn board_size(text: &str) -> Result<BoardSize, String> {
         .ok()
         .and_then(BoardSize::new)
         .ok_or_else(|| format!("{text:?}: expected 9, 11 or 13"))
+}
+
+/// The game records of a file, one a line (`moves,_,_,result`); with none, the real games built
+/// in, so that a command's default works wherever it runs.
+pub fn game_records(path: Option<&Path>) -> anyhow::Result<Vec<GameRecord>> {
+    let Some(path) = path else {
+        return Ok(real_games());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the game records {}", path.display()))?;
+    GameRecord::parse_all(&text).with_context(|| format!("game records {}", path.display()))
 }

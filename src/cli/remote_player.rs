@@ -183,7 +183,7 @@ fn root_cause(error: &(dyn Error + 'static)) -> String {
 mod tests {
     use super::*;
     use crate::cli::VariantArgs;
-    use crate::cli::matchplay::{MatchArgs, OpeningKind, REAL_GAMES, run};
+    use crate::cli::matchplay::{MatchArgs, OpeningKind, run};
     use std::net::SocketAddr;
     use tafl::search::Level;
     use tafl::service::{Config, ExecConfig, Server, TransportConfig};
@@ -265,7 +265,7 @@ mod tests {
                 size: None,
             },
             openings: OpeningKind::Real,
-            openings_file: REAL_GAMES.into(),
+            openings_file: None,
             opening_plies: None,
             max_plies: 40,
             hash_mb: 1,

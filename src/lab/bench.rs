@@ -9,7 +9,8 @@
 //! 13×13 openings, the two boards the ladder is measured on.
 
 use super::matchplay::Openings;
-use crate::rules::{BoardSize, Game, GameRecord, Rules, Variant};
+use crate::lab::GameRecord;
+use crate::rules::{BoardSize, Game, Rules, Variant};
 
 /// The depth every bench position is searched to.
 pub const BENCH_DEPTH: u32 = 5;
@@ -97,13 +98,11 @@ pub fn latency_positions(records: &[GameRecord]) -> Vec<Game> {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::{GameRecord, Variant};
+    use crate::rules::Variant;
 
     #[test]
     fn the_latency_positions_are_real_middlegames_and_13x13_openings() {
-        let records =
-            GameRecord::parse_all(include_str!("../../tests/data/copenhagen-games.csv")).unwrap();
-        let positions = super::latency_positions(&records);
+        let positions = super::latency_positions(&crate::lab::real_games());
         assert_eq!(positions.len(), 2 * super::LATENCY_POSITIONS_EACH);
         let (real, thirteen) = positions.split_at(super::LATENCY_POSITIONS_EACH);
         for (k, game) in real.iter().enumerate() {

@@ -2,13 +2,15 @@
 //! engine and never inside it. The `tafl` binary's tools run it; a library
 //! user of the rules and the search never compiles it.
 //!
+//! - [`GameRecord`]: the real games' format, one game a line, and the real
+//!   games themselves, built in ([`real_games`]);
 //! - [`datagen`]: self-play training data for the evaluation network, and its
 //!   record format (`datagen/record.rs`);
 //! - [`train`]: training a network on that data (the float network);
 //! - [`tune`]: fitting the classic evaluation's weights to real games
 //!   (Texel's method);
-//! - [`matchplay`]: matches between two players (openings, one game, the
-//!   score);
+//! - [`matchplay`]: matches between two players (openings, the games on
+//!   threads, the score);
 //! - [`win_chance`]: fitting game review's win-chance model to real games;
 //! - [`bench`](mod@bench): the bench positions, whose node count is the search's
 //!   fingerprint.
@@ -19,7 +21,10 @@
 mod adam;
 pub mod bench;
 pub mod datagen;
+mod game_record;
 pub mod matchplay;
 pub mod train;
 pub mod tune;
 pub mod win_chance;
+
+pub use game_record::{GameRecord, RecordError, RecordedResult, real_games};

@@ -20,7 +20,8 @@ use std::fmt;
 use strum::{EnumCount, IntoEnumIterator};
 
 use super::adam::Adam;
-use crate::rules::{Game, GameRecord, RecordError, Rules, Variant};
+use crate::lab::{GameRecord, RecordError};
+use crate::rules::{Game, Rules, Variant};
 use crate::search::eval::classic::{Mailbox, TermCounts};
 use crate::search::{Term, Weights};
 
@@ -259,10 +260,10 @@ mod tests {
 
     /// The first `count` lines of the real games.
     fn first_games(count: usize) -> String {
-        include_str!("../../tests/data/copenhagen-games.csv")
-            .lines()
+        crate::lab::real_games()
+            .iter()
             .take(count)
-            .map(|line| line.to_owned() + "\n")
+            .map(ToString::to_string)
             .collect()
     }
 

@@ -17,7 +17,8 @@ use std::fmt;
 
 use strum::{EnumCount, IntoEnumIterator};
 
-use crate::rules::{BySide, Game, GameRecord, Move, Rules, Side, Variant, splitmix};
+use crate::lab::GameRecord;
+use crate::rules::{BySide, Game, Move, Rules, Side, Variant, splitmix};
 use crate::search::{
     Engine, EngineConfig, Level, Limits, Logistic, MoveClass, Review, ReviewBudget, Score,
     WinChanceModel,

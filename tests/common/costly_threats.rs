@@ -1,8 +1,6 @@
 //! A position that makes Threats work hard, for the tests and the soak
 //! benchmark that flood the server with it.
 
-#![allow(dead_code)]
-
 use tafl::service::pb;
 
 /// A 13×13 Copenhagen position whose Threats is among the costliest

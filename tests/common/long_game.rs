@@ -2,8 +2,6 @@
 //! attacker and one defender can go back and forth for as long as the
 //! server's cap allows. Each such game costs the server a full replay.
 
-#![allow(dead_code)]
-
 use tafl::rules::{Game, Move, Rules, Variant};
 
 /// A legal Tablut game of `plies` moves (a multiple of 4): the same four

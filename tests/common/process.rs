@@ -2,8 +2,6 @@
 //! clean environment, its address read from its log, its log kept, its
 //! memory read from /proc, stopped with SIGTERM.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;

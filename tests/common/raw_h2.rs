@@ -4,8 +4,6 @@
 //! call with whatever headers a test gives, whose status is the server's
 //! own (no client-side timer).
 
-#![allow(dead_code)]
-
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;

@@ -5,12 +5,14 @@
 
 mod svg;
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use tafl::rules::{Game, GameRecord, Move, RecordedResult, Rules, Side, Variant};
+use tafl::lab::{GameRecord, RecordedResult};
+use tafl::rules::{Game, Move, MoveText, Rules, Side, Variant};
 use tafl::search::{
     Engine, EngineConfig, Level, Limits, MoveClass, PlyReview, Review, ReviewBudget, ReviewSummary,
 };
@@ -20,17 +22,19 @@ use super::VariantArgs;
 /// `tafl review` arguments.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ReviewArgs {
-    /// The game: a line of game records (`moves,_,_,result`, as tests/data/copenhagen-games.csv
-    /// holds them: Copenhagen 11×11 from the start), or a move list (`d1-d3 e5-e2 ...`, spaces
-    /// or new lines between moves, of the variant --rules and --size name).
-    pub game: PathBuf,
+    /// The game: its moves (`tafl review d1-d3 e5-e2 ...`, quoted or not), or a file of them
+    /// (spaces or new lines between moves), both of the variant --rules and --size name; or a
+    /// file of game records (`moves,_,_,result` a line, as tests/data/copenhagen-games.csv holds
+    /// them: Copenhagen 11×11 from the start), --line picking the game.
+    #[arg(required = true, value_name = "GAME")]
+    pub game: Vec<String>,
     /// The line of a record file to review, from 1.
     #[arg(long, default_value_t = 1)]
     pub line: usize,
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Each position's search: at most this many nodes (none of --nodes, --depth, --time-ms and
-    /// --level: the review's default, 50,000).
+    /// Each position's search: at most this many nodes. Default: 50,000, unless --depth,
+    /// --time-ms or a --level below 10 bounds the search.
     #[arg(long)]
     pub nodes: Option<u64>,
     /// Each position's search: at most this many plies.
@@ -40,8 +44,9 @@ pub struct ReviewArgs {
     /// every time).
     #[arg(long)]
     pub time_ms: Option<u64>,
-    /// 1 (beginner) ..= 10 (strongest): that level's depth and node bounds.
-    #[arg(long, default_value_t = 10)]
+    /// 1 (beginner) ..= 10 (strongest): each search within that level's depth, node and time
+    /// bounds (level 10 has none of its own).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10))]
     pub level: u32,
     /// Passed to every search.
     #[arg(long, default_value_t = 0)]
@@ -57,9 +62,7 @@ pub struct ReviewArgs {
 
 /// Reviews the game, printing each ply as it is judged and the summary, and writes the graph.
 pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.game)
-        .with_context(|| format!("cannot read the game {}", args.game.display()))?;
-    let game = read_game(&text, args)?;
+    let game = read_game(args)?;
     let level = Level::new(args.level).context("--level: use 1 (beginner) to 10 (strongest)")?;
     let limits = Limits {
         max_depth: args.depth,
@@ -74,6 +77,16 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
     let budget = ReviewBudget::new(&limits, level, args.seed);
     let first_mover = game.start.position().side_to_move();
     let mut review = Review::new(&engine, game.start, game.moves, budget)?;
+    // Opened before the review, so that a path it cannot write stops it before, not after.
+    let mut graph_file = args
+        .svg
+        .as_ref()
+        .map(|path| {
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write the graph to {}", path.display()))
+                .map(|file| (path, file))
+        })
+        .transpose()?;
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     while !review.is_finished() {
@@ -92,36 +105,55 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64(),
         review.nodes()
     );
-    if let Some(path) = &args.svg {
+    if let Some((path, file)) = &mut graph_file {
         let result = match (&game.recorded, summary.status.is_over()) {
             (Some(recorded), false) => recorded.clone(),
             _ => summary.status.to_string(),
         };
         let drawing = svg::graph(review.judged(), &summary, first_mover, &game.title, &result);
-        std::fs::write(path, drawing)
+        file.write_all(drawing.as_bytes())
             .with_context(|| format!("cannot write the graph to {}", path.display()))?;
     }
     Ok(())
 }
 
-/// A game read from a file.
-struct GameFile {
+/// The game to review.
+struct GameToReview {
     start: Game,
     /// Up to where the rules end the game.
     moves: Vec<Move>,
-    /// What the graph is titled: the file's name (and line).
+    /// What the graph is titled: the file's name (and line), or the variant of moves given.
     title: String,
     /// A record's result in words ("defenders won, on time"): a game may end off the board.
     recorded: Option<String>,
 }
 
-/// The game a file holds: its start and its moves, up to where the rules end it (a record may
-/// go on after a third repetition; those moves are left out, and said so).
-fn read_game(text: &str, args: &ReviewArgs) -> anyhow::Result<GameFile> {
-    let name = args.game.file_name().map_or_else(
-        || "game".to_owned(),
-        |name| name.to_string_lossy().into_owned(),
-    );
+/// The game's text and, from a file, the file's name: moves given as arguments are the text when
+/// every word is a move, else one argument names a file.
+fn game_text(args: &ReviewArgs) -> anyhow::Result<(String, Option<String>)> {
+    let words = || args.game.iter().flat_map(|arg| arg.split_whitespace());
+    let not_a_move = words().find(|word| word.parse::<MoveText>().is_err());
+    match (args.game.as_slice(), not_a_move) {
+        ([path], _) if Path::new(path).is_file() || not_a_move.is_some() => {
+            let path = Path::new(path);
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the game {}", path.display()))?;
+            let name = path.file_name().map_or_else(
+                || "game".to_owned(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            Ok((text, Some(name)))
+        }
+        (_, None) => Ok((words().collect::<Vec<_>>().join(" "), None)),
+        (_, Some(word)) => bail!("{word:?} is not a move (d1-d3); a file is named alone"),
+    }
+}
+
+/// The game to review: its start and its moves, up to where the rules end it (a record may go
+/// on after a third repetition; those moves are left out, and said so).
+fn read_game(args: &ReviewArgs) -> anyhow::Result<GameToReview> {
+    let (text, name) = game_text(args)?;
+    let text = text.as_str();
     let is_record = text.lines().next().is_some_and(|line| line.contains(','));
     let (variant, texts, title, recorded) = if is_record {
         let records = GameRecord::parse_all(text)?;
@@ -141,12 +173,18 @@ fn read_game(text: &str, args: &ReviewArgs) -> anyhow::Result<GameFile> {
         (
             Variant::standard(Rules::Copenhagen),
             record.moves.clone(),
-            format!("{name}, line {}", args.line),
+            format!("{}, line {}", name.as_deref().unwrap_or("game"), args.line),
             Some(format!("{result}{clock}")),
         )
     } else {
+        let variant = args.variant.variant();
         let texts = text.split_whitespace().map(str::to_owned).collect();
-        (args.variant.variant(), texts, name, None)
+        (
+            variant,
+            texts,
+            name.unwrap_or_else(|| variant.to_string()),
+            None,
+        )
     };
     let start = Game::new(variant);
     let mut game = start.clone();
@@ -163,7 +201,7 @@ fn read_game(text: &str, args: &ReviewArgs) -> anyhow::Result<GameFile> {
         }
         moves.push(game.play(text)?.played);
     }
-    Ok(GameFile {
+    Ok(GameToReview {
         start,
         moves,
         title,
@@ -265,4 +303,99 @@ fn summary_text(summary: &ReviewSummary, plies: &[PlyReview], first_mover: Side)
     let partial = if summary.partial { " (partial)" } else { "" };
     text.push_str(&format!("result: {}{partial}\n", summary.status));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn review_args(words: &[&str]) -> ReviewArgs {
+        let cli = Cli::try_parse_from(["tafl", "review"].iter().chain(words)).expect("parses");
+        match cli.command {
+            Some(Command::Review(args)) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn moves(game: &GameToReview) -> Vec<String> {
+        game.moves.iter().map(Move::to_string).collect()
+    }
+
+    #[test]
+    fn moves_are_read_from_the_arguments_or_from_a_file() {
+        for words in [
+            &["d1-d3", "e5-e2", "g1-g3"][..],
+            &["d1-d3 e5-e2 g1-g3"],
+            &["d1-d3 e5-e2", "g1-g3", "--line", "1"],
+        ] {
+            let game = read_game(&review_args(words)).expect("a game");
+            assert_eq!(moves(&game), ["d1-d3", "e5-e2", "g1-g3"], "{words:?}");
+            assert_eq!(game.title, "copenhagen 11×11");
+        }
+        let tablut = read_game(&review_args(&["--rules", "tablut", "d1-d3"])).expect("a game");
+        assert_eq!(
+            tablut.start.position().variant(),
+            Variant::standard(Rules::Tablut)
+        );
+        let path = std::env::temp_dir().join(format!("tafl-review-{}.txt", std::process::id()));
+        std::fs::write(&path, "d1-d3\ne5-e2\n").expect("a file");
+        let from_file = read_game(&review_args(&[path.to_str().expect("utf-8")]));
+        std::fs::remove_file(&path).expect("removed");
+        assert_eq!(moves(&from_file.expect("a game")), ["d1-d3", "e5-e2"]);
+    }
+
+    #[test]
+    fn a_missing_file_and_a_word_that_is_no_move_are_named() {
+        let missing = read_game(&review_args(&["/nonexistent/game.txt"])).err();
+        let missing = format!("{:#}", missing.expect("no such file"));
+        assert!(
+            missing.starts_with("cannot read the game /nonexistent/game.txt: "),
+            "{missing}"
+        );
+        let stray = read_game(&review_args(&["d1-d3", "e5-e2?"])).err();
+        let stray = stray.expect("not a move").to_string();
+        assert_eq!(
+            stray,
+            r#""e5-e2?" is not a move (d1-d3); a file is named alone"#
+        );
+    }
+
+    #[test]
+    fn a_graph_that_cannot_be_written_stops_the_review_before_it_begins() {
+        // Forty plies: seconds of searching, were the review to run first.
+        let games = tafl::lab::real_games();
+        let long = games
+            .iter()
+            .find(|game| game.moves.len() >= 40)
+            .expect("a long game");
+        let moves = long.moves[..40].join(" ");
+        let args = review_args(&[&moves, "--hash-mb", "1", "--svg", "/nonexistent/graph.svg"]);
+        let started = Instant::now();
+        let error = format!("{:#}", run(&args).expect_err("no such directory"));
+        assert!(
+            error.starts_with("cannot write the graph to /nonexistent/graph.svg: "),
+            "{error}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "the review ran first"
+        );
+    }
+
+    #[test]
+    fn the_help_states_the_review_s_own_default_and_the_levels() {
+        assert_eq!(tafl::search::DEFAULT_REVIEW_NODES, 50_000);
+        let mut command = Cli::command();
+        let help = command
+            .find_subcommand_mut("review")
+            .expect("review")
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("Default: 50,000, unless --depth"), "{help}");
+        assert!(help.contains("[default: 10]"), "{help}");
+        assert!(Cli::try_parse_from(["tafl", "review", "d1-d3", "--level", "11"]).is_err());
+    }
 }

@@ -29,9 +29,8 @@ use std::sync::{Arc, mpsc};
 
 pub use record::{DataError, MAGIC, RECORD_BYTES, Record, read_records, whole_games};
 
-use crate::rules::{
-    Game, GameRecord, Move, Position, RecordedResult, Side, Status, Variant, splitmix,
-};
+use crate::lab::{GameRecord, RecordedResult};
+use crate::rules::{Game, Move, Position, Side, Status, Variant, splitmix};
 use crate::search::eval::classic::Mailbox;
 use crate::search::params::WIN_BOUND;
 use crate::search::{Engine, EngineConfig, Level, Limits, Network};

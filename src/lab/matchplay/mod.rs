@@ -1,8 +1,11 @@
-//! Matches between two players, one game at a time (`tafl match` runs many
-//! on threads and prints them).
+//! Matches between two players (`tafl match` sets them up and prints the
+//! games as they end).
 //!
 //! Games come in pairs: each opening ([`Openings`]) is played twice, each
-//! player taking each side once. A player is whatever chooses its moves
+//! player taking each side once. Game `k` of a match depends only on `k`
+//! (its opening, who attacks, every seed), so [`play_match`] plays any range
+//! of a match's games, on as many threads as it is given pairs of players,
+//! and a match stopped after game `k` goes on with the games from `k + 1`. A player is whatever chooses its moves
 //! ([`Contestant`]): this build's engine with some settings
 //! ([`EnginePlayer`]), or for `tafl match` another build behind a server. The
 //! referee is always the rules here: a player that answers with no move or an
@@ -14,12 +17,16 @@
 mod openings;
 mod summary;
 
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 pub use openings::{Openings, OpeningsError};
 pub use summary::{MatchSummary, elo};
 
-use crate::rules::{Game, Move, RecordedResult, Side, Status, splitmix};
+use crate::lab::{GameRecord, RecordedResult};
+use crate::rules::{Game, Move, Side, Status, splitmix};
 use crate::search::{Engine, Level, Limits};
 
 /// How one side of a match searches.
@@ -130,6 +137,87 @@ pub struct PlayedGame {
     /// Every move from the standard start, as text.
     pub moves: Vec<String>,
     pub ending: Ending,
+}
+
+impl PlayedGame {
+    /// The game as a line of a record file.
+    #[must_use]
+    pub fn record(&self) -> GameRecord {
+        GameRecord {
+            moves: self.moves.clone(),
+            timed_out: false,
+            result: self.ending.recorded_result(),
+        }
+    }
+}
+
+/// What a match plays.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    pub openings: Openings,
+    /// The games to play, by index: `0..2n` is a whole match of `n` openings.
+    pub games: Range<u32>,
+    /// A game still going after this many plies is a draw.
+    pub max_plies: usize,
+}
+
+/// A game of a match as it ended, with the match's score so far.
+#[derive(Debug)]
+pub struct FinishedGame<'m> {
+    pub index: u32,
+    pub played: PlayedGame,
+    /// What the game means for player A, in words (`A wins`).
+    pub result: &'static str,
+    /// The score with this game counted.
+    pub summary: &'m MatchSummary,
+}
+
+/// The players a thread of a match plays its games with: A, then B.
+pub type PlayerPair<'p> = [Box<dyn Contestant + Send + 'p>; 2];
+
+/// Plays the games of `config`, each pair of players on a thread of its own
+/// taking the next game not yet begun, and hands each game to `finished` as
+/// it ends (one at a time, so it may print or write); returns the score.
+pub fn play_match(
+    config: &MatchConfig,
+    pairs: Vec<PlayerPair<'_>>,
+    finished: impl FnMut(FinishedGame<'_>) + Send,
+) -> MatchSummary {
+    let next_game = AtomicU32::new(config.games.start);
+    // The score and `finished` under one lock: each game is counted and handed on in turn.
+    let scored = Mutex::new((MatchSummary::default(), finished));
+    std::thread::scope(|scope| {
+        for [mut a, mut b] in pairs {
+            let (next_game, scored) = (&next_game, &scored);
+            scope.spawn(move || {
+                loop {
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.games.end {
+                        break;
+                    }
+                    let played = play_game(
+                        &config.openings,
+                        index,
+                        [&mut *a, &mut *b],
+                        config.max_plies,
+                    );
+                    let mut scored = scored.lock().unwrap_or_else(PoisonError::into_inner);
+                    let (summary, finished) = &mut *scored;
+                    let result = summary.record(index, &played.ending);
+                    finished(FinishedGame {
+                        index,
+                        played,
+                        result,
+                        summary,
+                    });
+                }
+            });
+        }
+    });
+    scored
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .0
 }
 
 /// Game `index` of the match, from its opening to its end, the move limit,
@@ -276,8 +364,8 @@ mod tests {
         assert_eq!((summary.games, summary.abandoned), (0, 1));
     }
 
-    #[test]
-    fn engine_players_play_a_game_to_its_end_or_the_limit() {
+    /// A small engine, and a player that searches one ply with it.
+    fn small_engine_at_depth_one() -> (Engine, Player) {
         let engine = Engine::new(EngineConfig {
             hash_mb: 1,
             ..EngineConfig::default()
@@ -288,6 +376,39 @@ mod tests {
             max_nodes: None,
             movetime: None,
         };
+        (engine, player)
+    }
+
+    #[test]
+    fn a_match_on_two_threads_plays_each_game_of_its_range_once() {
+        let (engine, player) = small_engine_at_depth_one();
+        let pair = || -> PlayerPair<'_> {
+            let engine_player = EnginePlayer {
+                player: &player,
+                engine: &engine,
+            };
+            [Box::new(engine_player), Box::new(engine_player)]
+        };
+        let config = MatchConfig {
+            openings: Openings::random(Variant::standard(Rules::Tablut)),
+            games: 3..8,
+            max_plies: 20,
+        };
+        let mut seen = Vec::new();
+        let summary = play_match(&config, vec![pair(), pair()], |game| {
+            seen.push(game.index);
+            assert_eq!(game.summary.games, u32::try_from(seen.len()).unwrap());
+            assert_eq!(game.played.record().moves, game.played.moves);
+        });
+        seen.sort_unstable();
+        assert_eq!(seen, [3, 4, 5, 6, 7]);
+        assert_eq!(summary.games, 5);
+        assert_eq!(summary.wins + summary.draws + summary.losses, 5);
+    }
+
+    #[test]
+    fn engine_players_play_a_game_to_its_end_or_the_limit() {
+        let (engine, player) = small_engine_at_depth_one();
         let [mut a, mut b] = [EnginePlayer {
             player: &player,
             engine: &engine,

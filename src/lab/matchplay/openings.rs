@@ -10,7 +10,8 @@
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
-use crate::rules::{Game, GameRecord, Move, Rules, Variant, splitmix};
+use crate::lab::GameRecord;
+use crate::rules::{Game, Move, Rules, Variant, splitmix};
 
 /// Plies of a real game an opening keeps when the caller fixes none: opening
 /// `n` keeps `4 + n % 5`. Four plies leave the start's most trodden lines;
@@ -20,8 +21,9 @@ const REAL_OPENING_PLIES: RangeInclusive<usize> = 4..=8;
 /// The starts of a match's games.
 ///
 /// ```
-/// use tafl::rules::{GameRecord, Rules, Variant};
+/// use tafl::lab::GameRecord;
 /// use tafl::lab::matchplay::Openings;
+/// use tafl::rules::{Rules, Variant};
 ///
 /// let records = GameRecord::parse_all("d1-d3 e5-e2 g1-g3 f4-c4 g3-e3xe2 f6-f4,1,0,Black\n").unwrap();
 /// let openings = Openings::real(Variant::standard(Rules::Copenhagen), &records, Some(5)).unwrap();
@@ -163,12 +165,8 @@ fn random_opening(variant: Variant, n: u32) -> (Game, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::real_games;
     use crate::rules::BoardSize;
-
-    fn real_games() -> Vec<GameRecord> {
-        GameRecord::parse_all(include_str!("../../../tests/data/copenhagen-games.csv"))
-            .expect("the real games")
-    }
 
     fn copenhagen() -> Variant {
         Variant::standard(Rules::Copenhagen)

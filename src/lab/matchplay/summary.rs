@@ -22,9 +22,14 @@ pub struct MatchSummary {
 }
 
 impl MatchSummary {
+    /// A's points: 1 a win, ½ a draw.
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+
     /// A's share of the points.
     pub fn score(&self) -> f64 {
-        (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
+        self.points() / self.games.max(1) as f64
     }
 
     /// Half-width of the 95% confidence interval of [`MatchSummary::score`].

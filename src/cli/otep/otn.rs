@@ -547,7 +547,7 @@ mod tests {
 
     #[test]
     fn the_records_in_the_guide_are_the_ones_tafl_writes() {
-        let guide = include_str!("../../docs/otep.md");
+        let guide = include_str!("../../../docs/otep.md");
         for rules in Rules::ALL {
             let variant = Variant::standard(rules);
             let record = rules_record(variant, &Position::start(variant));

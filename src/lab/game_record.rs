@@ -9,7 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{Side, Status};
+use crate::rules::{Side, Status};
 
 /// A recorded game's result, as the record states it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +50,19 @@ impl RecordedResult {
     }
 }
 
+/// The real games of `tests/data/copenhagen-games.csv` (1,752 Copenhagen 11×11 games, CC0),
+/// built in (614 KB), so that the tools that start from them work wherever the binary runs.
+const REAL_GAMES: &str = include_str!("../../tests/data/copenhagen-games.csv");
+
+/// The built-in real games, in file order.
+///
+/// # Panics
+/// Never: they are records (a test reads them all).
+#[must_use]
+pub fn real_games() -> Vec<GameRecord> {
+    GameRecord::parse_all(REAL_GAMES).expect("the built-in real games are records")
+}
+
 /// One line of a record file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
@@ -73,7 +86,8 @@ impl GameRecord {
     /// Every record of a file's text, one a line.
     ///
     /// ```
-    /// use tafl::rules::{GameRecord, RecordedResult, Side};
+    /// use tafl::lab::{GameRecord, RecordedResult};
+    /// use tafl::rules::Side;
     ///
     /// let records = GameRecord::parse_all("d1-d3 e5-e2 timeout,1,0,Black\n").unwrap();
     /// assert_eq!(records[0].moves, ["d1-d3", "e5-e2"]);
@@ -149,9 +163,8 @@ mod tests {
 
     #[test]
     fn every_real_game_is_a_record_and_reads_back_as_written() {
-        let text = include_str!("../../tests/data/copenhagen-games.csv");
-        let records = GameRecord::parse_all(text).expect("the real games are records");
-        assert_eq!(records.len(), text.lines().count());
+        let records = real_games();
+        assert_eq!(records.len(), REAL_GAMES.lines().count());
         let decided = records
             .iter()
             .filter(|record| record.result.attackers_score().is_some())
