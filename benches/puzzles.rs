@@ -10,12 +10,9 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use tafl::lab::real_games;
 use tafl::rules::{Game, Rules, Variant};
 use tafl::search::{Engine, EngineConfig, Limits, PuzzleBudget, find_puzzles};
-
-#[path = "../tests/common/mod.rs"]
-mod common;
-use common::real_game::real_games;
 
 /// Every this many games is mined, unless `PUZZLE_BENCH_EVERY` says otherwise.
 const EVERY: usize = 20;
@@ -34,10 +31,11 @@ fn main() {
     let stop = AtomicBool::new(false);
     let (mut positions, mut puzzles, mut with_puzzle) = (0, 0, 0);
     let mut times: Vec<Duration> = Vec::new();
-    for texts in real_games().iter().step_by(every) {
+    for record in real_games().iter().step_by(every) {
         let start = Game::new(Variant::standard(Rules::Copenhagen));
         let mut game = start.clone();
-        let moves: Vec<_> = texts
+        let moves: Vec<_> = record
+            .moves
             .iter()
             .map_while(|text| {
                 let played = (!game.status().is_over()).then(|| game.play(text).ok())??;

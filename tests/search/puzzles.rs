@@ -9,13 +9,13 @@
 
 use std::sync::atomic::AtomicBool;
 
-use tafl::rules::{Game, GameRecord, Rules, Variant};
+use tafl::lab::real_games;
+use tafl::rules::{Game, Rules, Variant};
 use tafl::search::{Engine, EngineConfig, Limits, PuzzleBudget, find_puzzles};
 
 use crate::common::reference::{Board, Outcome, Side, Sq, parse_move};
 
 const SAMPLE: &str = include_str!("../data/puzzles.csv");
-const REAL_GAMES: &str = include_str!("../data/copenhagen-games.csv");
 
 /// Pieces the solver must be ahead by for "win_material" (docs/puzzles.md).
 const MATERIAL_GAIN: i32 = 2;
@@ -183,7 +183,7 @@ fn mining_a_sample_game_again_finds_its_puzzle() {
         .next()
         .and_then(|line| line.parse().ok())
         .expect("a line");
-    let records = GameRecord::parse_all(REAL_GAMES).expect("the real games");
+    let records = real_games();
     let start = Game::new(Variant::standard(Rules::Copenhagen));
     let mut game = start.clone();
     // The plies up to the puzzle's and the one played there: enough to mine its position.

@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use tafl::rules::{Game, GameRecord, Move, Variant};
+use tafl::lab::GameRecord;
+use tafl::rules::{Game, Move, Variant};
 use tafl::search::{Engine, EngineConfig, Limits, Puzzle, PuzzleBudget, find_puzzles};
 
 use super::VariantArgs;
