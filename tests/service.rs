@@ -1,6 +1,7 @@
 //! The service over a real socket: a server on port 0, a generated tonic
 //! client, every RPC on every ruleset, games to every ending, every error
 //! class, hostile inputs, load, deadlines, health, reflection and shutdown;
+//! puzzles mined from planted and real positions;
 //! TLS, three replicas behind nginx, and `tafl otep` on its stdin and stdout.
 
 // The shared helpers (tests/common/), as `crate::common` for the modules below too.
@@ -22,6 +23,7 @@ mod service {
     mod operations;
     mod otep;
     mod previews;
+    mod puzzles;
     mod review;
     mod rpcs;
     mod static_evaluation;

@@ -9,6 +9,7 @@ mod fit_win_chance;
 mod matchplay;
 mod otep;
 mod perft;
+mod puzzles;
 mod remote_player;
 mod review;
 mod serve;
@@ -60,6 +61,9 @@ enum Command {
     /// Review a game ply by ply: each move scored and classed (best ... blunder, missed and found
     /// wins), each side's accuracy, the turning points; `--svg` draws the evaluation graph.
     Review(review::ReviewArgs),
+    /// Mine puzzles from games: positions where one sequence wins by force, each proven unique,
+    /// appended to a CSV file (resumable); `--svg` draws each puzzle's board.
+    Puzzles(puzzles::PuzzlesArgs),
     /// Fit game review's win-chance model to real games; prints its calibration on the held-out
     /// half and the fitted constants.
     FitWinChance(fit_win_chance::FitWinChanceArgs),
@@ -87,6 +91,7 @@ impl Cli {
             Command::Datagen(args) => datagen::run(&args).context("tafl datagen"),
             Command::Train(args) => train::run(&args).context("tafl train"),
             Command::Review(args) => review::run(&args).context("tafl review"),
+            Command::Puzzles(args) => puzzles::run(&args).context("tafl puzzles"),
             Command::FitWinChance(args) => {
                 fit_win_chance::run(&args).context("tafl fit-win-chance")
             }

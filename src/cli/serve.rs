@@ -120,8 +120,8 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = defaults().caps.max_search_nodes, value_parser = between::<u64>(1, u64::MAX))]
     max_search_nodes: u64,
 
-    /// Longest a game review (ReviewGame) may take, whatever its deadline: it then ends with the
-    /// plies judged so far and a summary marked partial (milliseconds).
+    /// Longest a game review (ReviewGame) or a game's puzzle mining (FindPuzzles) may take,
+    /// whatever its deadline: it then ends with what it has, marked partial (milliseconds).
     #[arg(long, env = "TAFL_MAX_REVIEW_TIME_MS", default_value_t = millis(defaults().caps.max_review_time), value_parser = between::<u64>(1, DAY_MS))]
     max_review_time_ms: u64,
 

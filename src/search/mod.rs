@@ -23,7 +23,9 @@
 //! the search), `analysis.rs` (multi-line analysis, one report per depth),
 //! `threats.rs` (the tactical picture: wins, threats, captures), `review/`
 //! (a whole game judged ply by ply: the win-chance model, the move classes,
-//! the reviewer); and the evaluation in `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
+//! the reviewer), `puzzles/` (tactics mined from a game, each proven); and
+//! the evaluation in `eval/`: `eval/classic/` (the hand-set terms, their
+//! weights, the mailbox)
 //! and `eval/nnue/` (the network: features, weights, accumulator, file
 //! format), and `eval/cache.rs` (the latest scores, by hash). What grows
 //! and measures the engine (self-play data, training, tuning, matches, the
@@ -37,6 +39,7 @@ mod levels;
 mod limits;
 mod ordering;
 pub(crate) mod params;
+mod puzzles;
 mod review;
 mod score;
 mod threats;
@@ -50,6 +53,10 @@ pub use eval::nnue::{
 };
 pub use levels::{Level, LevelLimits};
 pub use limits::Limits;
+pub use puzzles::{
+    DEFAULT_PUZZLE_NODES, DEFAULT_SOLVER_MOVES, MATERIAL_GAIN, MAX_SOLVER_MOVES, MinedPuzzles,
+    Puzzle, PuzzleBudget, PuzzleGoal, Theme, find_puzzles,
+};
 pub use review::{
     ClassCounts, DEFAULT_REVIEW_NODES, Logistic, MoveClass, PlyReview, Review, ReviewBudget,
     ReviewStopped, ReviewSummary, WinChanceModel, move_accuracy,

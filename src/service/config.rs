@@ -89,7 +89,8 @@ pub struct CapsConfig {
     pub deadline_margin: Duration,
     /// And this share of the deadline too (at most 250 ms).
     pub deadline_margin_percent: u32,
-    /// Longest a game review may take, whatever its deadline: then it ends with what it has.
+    /// Longest a game review or a game's puzzle mining may take, whatever its deadline: then it
+    /// ends with what it has.
     pub max_review_time: Duration,
 }
 

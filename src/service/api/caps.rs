@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::search::{Level, LevelLimits, Limits, ReviewBudget};
+use crate::search::{Level, LevelLimits, Limits, PuzzleBudget, ReviewBudget};
 
 use crate::service::config::CapsConfig;
 use crate::service::error::{Reason, ServiceError, quote};
@@ -160,6 +160,24 @@ pub fn review_budget(
         caps,
         budget.searches_per_position(),
     );
+    (budget, work)
+}
+
+/// Mining a game of `positions` positions for puzzles: each position's search
+/// capped as for a search (none given: the puzzles' own default, within the
+/// node cap); and the work for admission: the whole game at once, a search a
+/// position, expected to take what games mined with such searches took before.
+pub fn puzzle_budget(
+    given: Option<&pb::SearchLimits>,
+    solver_moves: u32,
+    positions: usize,
+    caps: SearchCaps,
+    deadline: Option<Instant>,
+) -> (PuzzleBudget, Work) {
+    let budget = PuzzleBudget::new(&capped_limits(given, caps, deadline), solver_moves)
+        .at_most_nodes(caps.nodes);
+    let searches = u32::try_from(positions.max(1)).unwrap_or(u32::MAX);
+    let work = search_work(WorkKind::Search, budget.limits(), caps, searches);
     (budget, work)
 }
 

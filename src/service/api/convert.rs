@@ -299,6 +299,19 @@ pub fn square_from_proto(text: &str, size: BoardSize) -> Result<Option<Square>, 
     Ok(Some(square))
 }
 
+/// The variant as the proto names it.
+pub fn variant_to_proto(variant: Variant) -> pb::Variant {
+    let rules = match variant.rules {
+        Rules::Copenhagen => pb::Rules::Copenhagen,
+        Rules::Fetlar => pb::Rules::Fetlar,
+        Rules::Tablut => pb::Rules::Tablut,
+    };
+    pb::Variant {
+        rules: rules.into(),
+        board_size: u32::from(variant.size.get()),
+    }
+}
+
 /// The proto side.
 pub fn side_to_proto(side: Side) -> pb::Side {
     match side {

@@ -12,6 +12,7 @@ mod call;
 mod caps;
 mod convert;
 mod evaluate;
+mod find_puzzles;
 mod legal_moves;
 mod replay;
 mod review_game;
@@ -143,5 +144,12 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         request: Request<pb::ReviewGameRequest>,
     ) -> Result<Response<Self::ReviewGameStream>, Status> {
         self.respond(request, review_game::handle).await
+    }
+
+    async fn find_puzzles(
+        &self,
+        request: Request<pb::FindPuzzlesRequest>,
+    ) -> Result<Response<pb::FindPuzzlesResponse>, Status> {
+        self.respond(request, find_puzzles::handle).await
     }
 }

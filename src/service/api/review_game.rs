@@ -25,11 +25,11 @@ use crate::service::exec::{ExecError, Work};
 use super::call::Call;
 use super::caps::{level_from_proto, review_budget};
 use super::convert;
-use super::replay::{off_the_runtime, record_game};
+use super::replay::record_game;
 use super::run_search::StopOnDrop;
 use super::state::State;
 use super::update_stream::UpdateStream;
-use super::validate_game::judge_plies;
+use super::validate_game::accepted_plies;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
@@ -62,13 +62,7 @@ pub(super) async fn handle(
     let first = call.admit(&state, work)?;
     let game = call.message.game.take();
     let plies = game.as_ref().map_or(0, |game| game.moves.len());
-    let judged = off_the_runtime(&state, plies, move |state| {
-        judge_plies(game.as_ref(), state.config.caps.max_game_plies)
-    })
-    .await?;
-    if let Some((_, refused)) = judged.refused {
-        return Err(refused);
-    }
+    let judged = accepted_plies(&state, game).await?;
     let span = record_game(&judged.game);
     span.record("level", i64::from(level.get()));
     let place = state
