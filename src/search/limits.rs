@@ -43,6 +43,24 @@ impl Limits {
     }
 }
 
+/// How a search shares the processor with other searches (the service runs
+/// more searches than it has cores, and shares the cores between them). The
+/// search calls it at every look at its clock.
+pub trait Share {
+    /// Returns at once, or once the search has waited its turn on the
+    /// processor, or once `stop` is raised or `until` comes (the search then
+    /// stops at once).
+    fn take_turn(&self, until: Option<Instant>, stop: &AtomicBool);
+}
+
+/// A search with the processor to itself: it never waits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alone;
+
+impl Share for Alone {
+    fn take_turn(&self, _until: Option<Instant>, _stop: &AtomicBool) {}
+}
+
 /// The running search's view of its limits. Checked every [`CHECK_EVERY_NODES`] nodes, so an answer is
 /// never more than a few hundred microseconds past a bound.
 pub(crate) struct Clock<'a> {

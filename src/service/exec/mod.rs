@@ -12,6 +12,8 @@
 //! - [`ReplayPool`]: the replays of long games, at most one per replay
 //!   thread at once and a bounded number waiting.
 
+mod core_share;
+mod cores;
 mod cost;
 mod replay_pool;
 mod scheduler;
@@ -19,6 +21,7 @@ mod search_pool;
 
 use std::time::Duration;
 
+pub use core_share::{CoreShare, CoreTurn, CoreUsage};
 pub use cost::CostClass;
 pub use replay_pool::ReplayPool;
 pub use scheduler::{Cost, Work, WorkKind};
