@@ -26,7 +26,7 @@ use super::eval::{Evaluator, network_score};
 use super::limits::Clock;
 use super::ordering::{History, MovePicker};
 use super::params::*;
-use super::tt::{Bound, Entry, Table};
+use super::tt::{Bound, Entry, Sharing, Table};
 use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status, splitmix};
 
 /// Scratch memory reused by one search at a time: the table, the history, the network's
@@ -41,7 +41,7 @@ pub(crate) struct Workspace {
 impl Workspace {
     pub fn new(hash_mb: usize) -> Workspace {
         Workspace {
-            table: Table::new(hash_mb),
+            table: Table::new(hash_mb, Sharing::Private),
             history: History::new(),
             accumulators: Vec::new(),
             scores: ScoreCache::new(),
