@@ -4,11 +4,10 @@
 //! Each depth searches the root once per line, leaving out the first moves
 //! of the lines already found, so the lines start with distinct moves.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::engine::{Engine, SearchSetup};
-use super::limits::Limits;
+use super::limits::{Control, Limits};
 use super::params::{WIN, WIN_BOUND};
 use super::score::Score;
 use crate::rules::{Game, Move};
@@ -49,14 +48,14 @@ impl Engine {
         game: &Game,
         limits: &Limits,
         lines: usize,
-        stop: &AtomicBool,
+        control: Control<'_>,
         mut on_depth: impl FnMut(&AnalysisUpdate),
     ) -> Option<AnalysisUpdate> {
         let root = game.position();
         let lines = lines.clamp(1, MAX_LINES).min(root.legal_moves().len());
         let setup = SearchSetup {
             limits,
-            stop,
+            control,
             noise: 0,
             seed: 0,
         };
@@ -116,6 +115,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
     use super::*;
     use crate::rules::{Rules, Variant};
 
@@ -132,7 +132,7 @@ mod tests {
         };
         let mut depths = Vec::new();
         let last = engine
-            .analyse(&game, &limits, 4, &AtomicBool::new(false), |update| {
+            .analyse(&game, &limits, 4, Control::new(&AtomicBool::new(false)), |update| {
                 depths.push(update.depth);
                 let firsts: std::collections::HashSet<Move> =
                     update.lines.iter().map(|line| line.pv[0]).collect();
@@ -165,7 +165,7 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(100));
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
             });
-            engine.analyse(&game, &Limits::default(), 1, &stop, |update| {
+            engine.analyse(&game, &Limits::default(), 1, Control::new(&stop), |update| {
                 completed = Some(update.clone());
             })
         })
@@ -188,7 +188,7 @@ mod tests {
         let game = Game::new(Variant::standard(Rules::Copenhagen));
         let stop = AtomicBool::new(true);
         let mut reported = 0;
-        let result = engine.analyse(&game, &Limits::default(), 2, &stop, |_| reported += 1);
+        let result = engine.analyse(&game, &Limits::default(), 2, Control::new(&stop), |_| reported += 1);
         // With no other bound, only the flag ends it: seen at the clock's first look, or at the
         // latest once depth 1 completes, before that depth is reported.
         assert!(result.is_none(), "{result:?}");

@@ -225,6 +225,37 @@ impl Table {
     }
 }
 
+/// A search's use of a table: a private table as it is, or the shared one
+/// with the hashes salted by the game's variant, so that the same board
+/// under other rules (Copenhagen and Fetlar on 11×11) is another entry.
+#[derive(Clone, Copy)]
+pub(crate) struct TableView<'a> {
+    table: &'a Table,
+    salt: u64,
+}
+
+impl<'a> TableView<'a> {
+    /// A search's own table.
+    pub fn own(table: &'a Table) -> TableView<'a> {
+        TableView { table, salt: 0 }
+    }
+
+    /// The shared table, for a search of a game keyed `salt`.
+    pub fn shared(table: &'a Table, salt: u64) -> TableView<'a> {
+        TableView { table, salt }
+    }
+
+    #[inline]
+    pub fn probe(self, hash: u64, ply: usize) -> Option<Entry> {
+        self.table.probe(hash ^ self.salt, ply)
+    }
+
+    #[inline]
+    pub fn store(self, hash: u64, ply: usize, entry: Entry) {
+        self.table.store(hash ^ self.salt, ply, entry);
+    }
+}
+
 /// The layout of a table of `buckets` buckets (for the allocation-failure report).
 fn layout(buckets: usize) -> std::alloc::Layout {
     std::alloc::Layout::array::<u64>(buckets * BUCKET_WORDS).unwrap_or(std::alloc::Layout::new::<u64>())

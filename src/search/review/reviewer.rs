@@ -2,7 +2,7 @@
 //! itself, one search a step, judging each ply once the position after it
 //! has been searched.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::classes::{ClassCounts, INACCURACY_FROM, MISTAKE_FROM, MoveClass, move_accuracy};
@@ -11,7 +11,7 @@ use crate::rules::{BySide, Game, GameError, Move, PlayedMove, Side, Status};
 use crate::search::alphabeta::{Outcome, Workspace};
 use crate::search::engine::{Engine, SearchSetup};
 use crate::search::levels::Level;
-use crate::search::limits::Limits;
+use crate::search::limits::{Control, Limits};
 use crate::search::params::WIN_BOUND;
 use crate::search::score::Score;
 
@@ -78,10 +78,10 @@ impl ReviewBudget {
     }
 
     /// How each search of the review is set up: within the budget, without noise.
-    fn setup<'a>(&'a self, stop: &'a AtomicBool) -> SearchSetup<'a> {
+    fn setup<'a>(&'a self, control: Control<'a>) -> SearchSetup<'a> {
         SearchSetup {
             limits: &self.limits,
-            stop,
+            control,
             noise: 0,
             seed: self.seed,
         }
@@ -237,13 +237,13 @@ impl Review {
     pub fn step(
         &mut self,
         engine: &Engine,
-        stop: &AtomicBool,
+        control: Control<'_>,
     ) -> Result<Option<PlyReview>, ReviewStopped> {
         if self.is_finished() {
             return Ok(None);
         }
-        let searched = self.search_position(engine, stop).ok_or(ReviewStopped)?;
-        let stopped = stop.load(Ordering::Relaxed)
+        let searched = self.search_position(engine, control).ok_or(ReviewStopped)?;
+        let stopped = control.stop.load(Ordering::Relaxed)
             || self
                 .budget
                 .limits
@@ -305,7 +305,7 @@ impl Review {
     }
 
     /// The search of the game's current position (its result if the game is over there).
-    fn search_position(&mut self, engine: &Engine, stop: &AtomicBool) -> Option<Searched> {
+    fn search_position(&mut self, engine: &Engine, control: Control<'_>) -> Option<Searched> {
         let side = self.game.position().side_to_move();
         let status = self.game.status();
         if status.is_over() {
@@ -321,13 +321,13 @@ impl Review {
                 nodes: 0,
             });
         }
-        let (game, setup) = (&self.game, self.budget.setup(stop));
+        let (game, setup) = (&self.game, self.budget.setup(control));
         let outcome = engine.search_in(&mut self.workspace, game, setup, |searcher| {
             searcher.iterate(game.position())
         })?;
         let mut nodes = outcome.nodes;
         let critical = if self.budget.critical {
-            let (critical, probed) = self.probe_critical(engine, stop, &outcome)?;
+            let (critical, probed) = self.probe_critical(engine, control, &outcome)?;
             nodes += probed;
             critical
         } else {
@@ -357,7 +357,7 @@ impl Review {
     fn probe_critical(
         &mut self,
         engine: &Engine,
-        stop: &AtomicBool,
+        control: Control<'_>,
         outcome: &Outcome,
     ) -> Option<(bool, u64)> {
         let root = self.game.position();
@@ -374,7 +374,7 @@ impl Review {
                 None => return Some((false, 0)),
             }
         };
-        let (game, setup) = (&self.game, self.budget.setup(stop));
+        let (game, setup) = (&self.game, self.budget.setup(control));
         engine.search_in(&mut self.workspace, game, setup, |searcher| {
             searcher.clock.may_stop_soft = true;
             searcher.excluded_root_moves.push(outcome.best_move);
@@ -418,6 +418,7 @@ impl Review {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
     use super::*;
 
     use crate::rules::{Rules, Variant};
