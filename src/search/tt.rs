@@ -115,11 +115,6 @@ impl Table {
         }
     }
 
-    /// Its size in bytes.
-    pub fn bytes(&self) -> usize {
-        self.words.len() * 8
-    }
-
     /// Starts a search. Private: every entry written before is forgotten. Shared: what is
     /// written from now on is newer than what was (and so replaced last).
     pub fn new_search(&mut self) {

@@ -6,7 +6,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use tafl::rules::{Game, Move, Side, Status};
-use tafl::search::{Engine, Level, Limits, MAX_LINES, Score};
+use tafl::search::{Control, Engine, Level, Limits, MAX_LINES, Score};
 
 use super::clock::{Clock, MAX_CLOCK};
 use super::hosted_game::HostedGame;
@@ -315,7 +315,7 @@ impl Session {
         let lines = (fixed.len() + 1).min(MAX_LINES);
         let analysed = self
             .engine
-            .analyse(game, limits, lines, &AtomicBool::new(false), |_| {})
+            .analyse(game, limits, lines, Control::new(&AtomicBool::new(false)), |_| {})
             .map(|update| update.lines)
             .unwrap_or_default();
         let is_fixed = |mv: Move| fixed.iter().any(|&(fixed, _)| fixed == mv);

@@ -155,8 +155,8 @@ pub struct Review {
     plies: Vec<PlayedMove>,
     budget: ReviewBudget,
     model: WinChanceModel,
-    /// The table every search of this game uses.
-    workspace: Workspace,
+    /// The table every search of this game uses (made again after [`Review::release_table`]).
+    workspace: Option<Workspace>,
     /// Positions searched so far.
     searched: usize,
     /// The search of the position before the next ply to judge.
@@ -192,8 +192,6 @@ impl Review {
             .into_iter()
             .map(|mv| replay.play_move(mv))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut workspace = engine.new_workspace();
-        workspace.table.new_search();
         Ok(Review {
             first_mover: start.position().side_to_move(),
             judged: Vec::with_capacity(plies.len()),
@@ -201,11 +199,31 @@ impl Review {
             plies,
             budget,
             model: WinChanceModel::FITTED,
-            workspace,
+            workspace: Some(Review::fresh_workspace(engine)),
             searched: 0,
             before: None,
             nodes: 0,
         })
+    }
+
+    /// Gives the review's table back to the allocator (a review that waits long, for a reader,
+    /// holds no memory meanwhile); the next search starts a new one. The positions searched
+    /// after it may then be judged otherwise than with the table kept.
+    pub fn release_table(&mut self) {
+        self.workspace = None;
+    }
+
+    /// Makes the review's table again after a release.
+    fn workspace(&mut self, engine: &Engine) {
+        self.workspace
+            .get_or_insert_with(|| Review::fresh_workspace(engine));
+    }
+
+    /// A table for one game's searches.
+    fn fresh_workspace(engine: &Engine) -> Workspace {
+        let mut workspace = engine.new_workspace();
+        workspace.table.new_search();
+        workspace
     }
 
     /// The plies under review.
@@ -321,8 +339,10 @@ impl Review {
                 nodes: 0,
             });
         }
+        self.workspace(engine);
         let (game, setup) = (&self.game, self.budget.setup(control));
-        let outcome = engine.search_in(&mut self.workspace, game, setup, |searcher| {
+        let workspace = self.workspace.as_mut()?;
+        let outcome = engine.search_in(workspace, game, setup, |searcher| {
             searcher.iterate(game.position())
         })?;
         let mut nodes = outcome.nodes;
@@ -375,7 +395,8 @@ impl Review {
             }
         };
         let (game, setup) = (&self.game, self.budget.setup(control));
-        engine.search_in(&mut self.workspace, game, setup, |searcher| {
+        let workspace = self.workspace.as_mut()?;
+        engine.search_in(workspace, game, setup, |searcher| {
             searcher.clock.may_stop_soft = true;
             searcher.excluded_root_moves.push(outcome.best_move);
             let reached = searcher.root_reaches(root, outcome.depth as i32, threshold);
@@ -447,7 +468,7 @@ mod tests {
     fn finish(engine: &Engine, review: &mut Review) {
         while !review.is_finished() {
             review
-                .step(engine, &AtomicBool::new(false))
+                .step(engine, Control::new(&AtomicBool::new(false)))
                 .expect("not stopped");
         }
     }
@@ -522,13 +543,13 @@ mod tests {
         let engine = engine();
         let mut review = review(&engine, nodes(2_000));
         review
-            .step(&engine, &AtomicBool::new(false))
+            .step(&engine, Control::new(&AtomicBool::new(false)))
             .expect("the first position");
         review
-            .step(&engine, &AtomicBool::new(false))
+            .step(&engine, Control::new(&AtomicBool::new(false)))
             .expect("the first ply");
         assert_eq!(
-            review.step(&engine, &AtomicBool::new(true)).unwrap_err(),
+            review.step(&engine, Control::new(&AtomicBool::new(true))).unwrap_err(),
             ReviewStopped
         );
         let summary = review.summary();

@@ -21,11 +21,11 @@ mod search_pool;
 
 use std::time::Duration;
 
-pub use core_share::{CoreShare, CoreTurn, CoreUsage};
+pub use core_share::CoreShare;
 pub use cost::CostClass;
 pub use replay_pool::ReplayPool;
 pub use scheduler::{Cost, Work, WorkKind};
-pub use search_pool::{Admission, SearchPool};
+pub use search_pool::{Admission, Place, SearchPool, Usage};
 
 /// Why work did not run (the API turns it into the caller's status).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

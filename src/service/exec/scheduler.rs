@@ -135,6 +135,8 @@ pub struct Scheduler {
     analysis_slots: usize,
     /// Searches running and waiting at the most.
     capacity: usize,
+    /// Slots one connection may hold at the most, whatever else waits.
+    connection_cap: usize,
     next_id: u64,
     /// No searches are taken any more.
     closed: bool,
@@ -180,6 +182,7 @@ impl Scheduler {
             slots,
             analysis_slots: (slots * ANALYSIS_SHARE_PERCENT / 100).max(1),
             capacity: slots + max_queued,
+            connection_cap: slots,
             next_id: 0,
             closed: false,
             entries: Vec::new(),
@@ -187,11 +190,24 @@ impl Scheduler {
         }
     }
 
+    /// No connection holds more than `cap` slots (at least one), even when nothing else waits.
+    pub fn cap_connections(&mut self, cap: usize) {
+        self.connection_cap = cap.max(1);
+    }
+
     /// Searches admitted and not refused.
     pub fn admitted(&self) -> usize {
         self.entries
             .iter()
             .filter(|entry| entry.stage != Stage::Refused)
+            .count()
+    }
+
+    /// Searches holding a slot.
+    pub fn running(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|entry| matches!(entry.stage, Stage::Running(_)))
             .count()
     }
 
@@ -378,7 +394,10 @@ impl Scheduler {
             .collect();
         let share = self.slots.div_ceil(connections.len().max(1));
         let may_start = |&(_, &i): &(usize, &usize)| {
-            self.entries[i].kind == WorkKind::Search || analyses < self.analysis_slots
+            let entry = &self.entries[i];
+            let held = holding.get(&entry.connection).copied().unwrap_or(0);
+            (entry.kind == WorkKind::Search || analyses < self.analysis_slots)
+                && held < self.connection_cap
         };
         let in_line = |&(_, &i): &(usize, &usize)| (self.entries[i].rank, self.entries[i].id);
         let within_share = waiting
