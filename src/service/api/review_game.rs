@@ -203,8 +203,8 @@ impl Reviewing {
                 Err(error) => error,
             };
             match wait {
-                ExecError::Busy { retry_after, .. } => {
-                    let until = (Instant::now() + retry_after).min(self.deadline);
+                ExecError::Busy(busy) => {
+                    let until = (Instant::now() + busy.retry_after).min(self.deadline);
                     tokio::time::sleep_until(until.into()).await;
                     if Instant::now() >= self.deadline {
                         return Err(Ended::Early);
@@ -251,7 +251,7 @@ impl Reviewing {
 /// What a refusal of the pool means for a review.
 fn ended_by(error: ExecError) -> Ended {
     match error {
-        ExecError::Busy { .. } | ExecError::DeadlinePassed | ExecError::ShuttingDown => Ended::Early,
+        ExecError::Busy(_) | ExecError::DeadlinePassed | ExecError::ShuttingDown => Ended::Early,
         ExecError::Failed(_) => Ended::Failed(error.into()),
     }
 }

@@ -6,7 +6,7 @@ use crate::search::{Engine, EngineConfig, Networks};
 
 use super::caps::SearchCaps;
 use crate::service::config::Config;
-use crate::service::exec::{CoreShare, ReplayPool, SearchPool};
+use crate::service::exec::{CoreShare, Pool, ReplayPool, SearchPool};
 
 /// Long-game replays that may wait for a replay thread; past that RESOURCE_EXHAUSTED.
 pub const MAX_QUEUED_REPLAYS: usize = 256;
@@ -51,11 +51,13 @@ impl State {
         });
         let cores = CoreShare::new(exec.search_threads());
         let pool = SearchPool::new(
+            Pool::Searches,
             exec.max_concurrent_searches(),
             exec.max_queued_searches,
             Arc::clone(&cores),
         );
         let reviews = SearchPool::new(
+            Pool::Reviews,
             exec.max_active_reviews(),
             exec.max_active_reviews(),
             cores,

@@ -27,17 +27,41 @@ pub use replay_pool::ReplayPool;
 pub use scheduler::{Cost, Work, WorkKind};
 pub use search_pool::{Admission, Place, SearchPool, Usage};
 
+
+/// A pool of work, as a refusal names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::IntoStaticStr)]
+pub enum Pool {
+    /// SuggestMove, Evaluate, Analyze, Threats and FindPuzzles.
+    #[strum(to_string = "searches")]
+    Searches,
+    /// ReviewGame.
+    #[strum(to_string = "game reviews")]
+    Reviews,
+    /// The replays of long games.
+    #[strum(to_string = "replays of long games")]
+    Replays,
+}
+
+/// A refusal for now: what the pool holds, and the wait worth trying after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pool}: {running} running and {waiting} waiting; worth trying again in {retry_after:?}")]
+pub struct Busy {
+    /// The pool that refused.
+    pub pool: Pool,
+    /// Its work running now.
+    pub running: usize,
+    /// Its work waiting to run.
+    pub waiting: usize,
+    /// The wait worth trying after.
+    pub retry_after: Duration,
+}
+
 /// Why work did not run (the API turns it into the caller's status).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ExecError {
     /// Refused: the pool is full, or the work could not start in time.
-    #[error("busy: {waiting} running or waiting; worth trying again in {retry_after:?}")]
-    Busy {
-        /// Searches (or replays) running or waiting.
-        waiting: usize,
-        /// The wait worth trying after.
-        retry_after: Duration,
-    },
+    #[error("busy: {0}")]
+    Busy(Busy),
     /// The deadline had passed before the work was admitted.
     #[error("the deadline has passed")]
     DeadlinePassed,

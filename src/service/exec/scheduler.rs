@@ -37,7 +37,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use super::ExecError;
+use super::{Busy, ExecError, Pool};
 use super::cost::{CostClass, CostModel};
 
 /// A search that could start with less than this share (in percent) of its
@@ -130,6 +130,8 @@ impl Work {
 /// The admitted searches and the slots they share.
 #[derive(Debug)]
 pub struct Scheduler {
+    /// What it schedules, as its refusals say.
+    pool: Pool,
     slots: usize,
     /// Analyses running at the most.
     analysis_slots: usize,
@@ -176,9 +178,10 @@ struct Slot {
 
 impl Scheduler {
     /// A book of `max_running` slots (at least one) and `max_queued` more searches waiting.
-    pub fn new(max_running: usize, max_queued: usize) -> Scheduler {
+    pub fn new(pool: Pool, max_running: usize, max_queued: usize) -> Scheduler {
         let slots = max_running.max(1);
         Scheduler {
+            pool,
             slots,
             analysis_slots: (slots * ANALYSIS_SHARE_PERCENT / 100).max(1),
             capacity: slots + max_queued,
@@ -285,10 +288,7 @@ impl Scheduler {
         let start = self.simulated_start(Some(id), now);
         if latest_start.is_some_and(|latest| start > latest) {
             self.remove(id);
-            return Err(ExecError::Busy {
-                waiting: self.admitted(),
-                retry_after: start - now,
-            });
+            return Err(self.busy_for(start - now));
         }
         let mut woken = Vec::new();
         if self.admitted() > self.capacity {
@@ -473,10 +473,18 @@ impl Scheduler {
     /// The error for a search refused now: busy, with the wait until a
     /// search behind all those waiting could start.
     fn busy(&self, now: Instant) -> ExecError {
-        ExecError::Busy {
-            waiting: self.admitted(),
-            retry_after: self.simulated_start(None, now) - now,
-        }
+        self.busy_for(self.simulated_start(None, now) - now)
+    }
+
+    /// The error for a search refused now, worth trying again after `retry_after`.
+    fn busy_for(&self, retry_after: Duration) -> ExecError {
+        let running = self.running();
+        ExecError::Busy(Busy {
+            pool: self.pool,
+            running,
+            waiting: self.admitted() - running,
+            retry_after,
+        })
     }
 
     /// Gives free slots to the waiting searches as [`Scheduler::choose`]
@@ -549,7 +557,7 @@ mod tests {
     #[test]
     fn a_full_book_refuses_at_once_with_the_wait_until_a_slot_frees() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 1);
+        let mut book = Scheduler::new(Pool::Searches, 1, 1);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         assert_eq!(book.turn(running, now), Turn::Run);
         let queued = admit(&mut book, FLOOD, search(SECOND), now);
@@ -557,10 +565,12 @@ mod tests {
         // One second for the running search, one for the queued one.
         assert_eq!(
             book.admit(FLOOD, search(SECOND), None, now).unwrap_err(),
-            ExecError::Busy {
-                waiting: 2,
+            ExecError::Busy(Busy {
+                pool: Pool::Searches,
+                running: 1,
+                waiting: 1,
                 retry_after: 2 * SECOND
-            }
+            })
         );
         assert_eq!(book.leave(running, now + SECOND, true), [queued]);
         assert_eq!(book.turn(queued, now + SECOND), Turn::Run);
@@ -571,7 +581,7 @@ mod tests {
     #[test]
     fn a_search_that_would_start_too_late_is_refused_at_once() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         admit(&mut book, FLOOD, search(3 * SECOND), now);
         // 3 s of search ahead, and 10 s of deadline: this one would start with 7 s left.
         let deadline = Some(now + 10 * SECOND);
@@ -583,7 +593,7 @@ mod tests {
         // Would start at 12 s, past the deadline.
         assert!(matches!(
             book.admit(FLOOD, search(3 * SECOND), deadline, now),
-            Err(ExecError::Busy { .. })
+            Err(ExecError::Busy(_))
         ));
         // Without a deadline it may wait.
         book.admit(FLOOD, search(3 * SECOND), None, now)
@@ -593,7 +603,7 @@ mod tests {
     #[test]
     fn waiting_past_the_latest_start_is_busy_not_deadline_passed() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 4);
+        let mut book = Scheduler::new(Pool::Searches, 1, 4);
         // Its budget says it ends at once, but it holds the slot.
         admit(&mut book, FLOOD, search(Duration::ZERO), now);
         let deadline = now + 50 * MS;
@@ -606,7 +616,7 @@ mod tests {
         assert_eq!(book.turn(late, now), Turn::Wait(Some(latest)));
         assert!(matches!(
             book.turn(late, latest),
-            Turn::Refused(ExecError::Busy { .. })
+            Turn::Refused(ExecError::Busy(_))
         ));
         assert_eq!(
             book.admit(FLOOD, search(SECOND), Some(now), now)
@@ -618,7 +628,7 @@ mod tests {
     #[test]
     fn another_connections_short_search_goes_before_a_flood_of_long_ones() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let flood: Vec<SearchId> = (0..4)
             .map(|_| admit(&mut book, FLOOD, search(3 * SECOND), now))
@@ -641,14 +651,14 @@ mod tests {
     #[test]
     fn the_shorter_search_goes_first() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let long = admit(&mut book, OTHER, search(3 * SECOND), now);
         let short = admit(&mut book, 3, search(SECOND / 10), now);
         assert_eq!(book.leave(running, now + SECOND, true), [short]);
         assert_eq!(book.stage(long), Some(Stage::Waiting));
         // Within one connection too: a level-1 move is not stuck behind its own long searches.
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let long = admit(&mut book, FLOOD, search(3 * SECOND), now);
         let short = admit(&mut book, FLOOD, search(SECOND / 10), now);
@@ -660,7 +670,7 @@ mod tests {
     fn no_search_starves_however_many_shorter_ones_keep_coming() {
         // One slot; a 1 s search waits while two connections keep 6 searches of 10 ms each waiting.
         let start = Instant::now();
-        let mut book = Scheduler::new(1, 32);
+        let mut book = Scheduler::new(Pool::Searches, 1, 32);
         let mut now = start;
         let mut running = admit(&mut book, FLOOD, search(10 * MS), now);
         let long = admit(&mut book, 3, search(SECOND), now);
@@ -690,7 +700,7 @@ mod tests {
     #[test]
     fn a_connection_holding_its_share_waits_while_another_connections_search_does() {
         let now = Instant::now();
-        let mut book = Scheduler::new(2, 16);
+        let mut book = Scheduler::new(Pool::Searches, 2, 16);
         let first = admit(&mut book, FLOOD, search(SECOND), now);
         let second = admit(&mut book, FLOOD, search(SECOND), now);
         assert!(is_running(&book, first) && is_running(&book, second));
@@ -711,7 +721,7 @@ mod tests {
         // (each claims 50 ms and takes 95 ms); a level-5 move (200 ms) from a
         // third connection with a 2 s deadline is admitted and soon runs.
         let start = Instant::now();
-        let mut book = Scheduler::new(2, 64);
+        let mut book = Scheduler::new(Pool::Searches, 2, 64);
         let threats = learned(50 * MS);
         let mut now = start;
         let mut flood: Vec<(u64, SearchId)> = Vec::new();
@@ -758,7 +768,7 @@ mod tests {
     #[test]
     fn analyses_hold_at_most_half_the_slots() {
         let now = Instant::now();
-        let mut book = Scheduler::new(2, 8);
+        let mut book = Scheduler::new(Pool::Searches, 2, 8);
         let first = admit(&mut book, FLOOD, analysis(10 * SECOND), now);
         let second = admit(&mut book, FLOOD, analysis(10 * SECOND), now);
         assert!(is_running(&book, first));
@@ -771,7 +781,7 @@ mod tests {
         assert!(book.leave(search, now + SECOND, true).is_empty());
         assert_eq!(book.leave(first, now + 10 * SECOND, true), [second]);
         // One slot: an analysis may hold it (there is nothing to share).
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let alone = admit(&mut book, FLOOD, analysis(SECOND), now);
         assert!(is_running(&book, alone));
     }
@@ -779,19 +789,19 @@ mod tests {
     #[test]
     fn admission_counts_the_analysis_share() {
         let now = Instant::now();
-        let mut book = Scheduler::new(2, 8);
+        let mut book = Scheduler::new(Pool::Searches, 2, 8);
         admit(&mut book, FLOOD, analysis(10 * SECOND), now);
         // The other slot is free, but not for an analysis: this one would start in 10 s.
         assert!(matches!(
             book.admit(OTHER, analysis(SECOND), Some(now + 5 * SECOND), now),
-            Err(ExecError::Busy { retry_after, .. }) if retry_after == 10 * SECOND
+            Err(ExecError::Busy(busy)) if busy.retry_after == 10 * SECOND
         ));
     }
 
     #[test]
     fn learning_counts_only_searches_that_ran_to_their_end() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let class = CostClass::threats(13, 37);
         let cancelled = admit(&mut book, FLOOD, learned(50 * MS), now);
         book.leave(cancelled, now + MS, false);
@@ -804,14 +814,14 @@ mod tests {
     #[test]
     fn a_full_book_makes_room_by_refusing_the_floods_last_search() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 2);
+        let mut book = Scheduler::new(Pool::Searches, 1, 2);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let first = admit(&mut book, FLOOD, search(SECOND), now);
         let last = admit(&mut book, FLOOD, search(SECOND), now);
         // The flood's own next search is refused...
         assert!(matches!(
             book.admit(FLOOD, search(SECOND), None, now),
-            Err(ExecError::Busy { .. })
+            Err(ExecError::Busy(_))
         ));
         // ...another connection's is taken, and the flood's last waiting one makes room.
         let other = book
@@ -820,7 +830,7 @@ mod tests {
         assert_eq!(other.woken, [last]);
         assert!(matches!(
             book.turn(last, now),
-            Turn::Refused(ExecError::Busy { .. })
+            Turn::Refused(ExecError::Busy(_))
         ));
         assert_eq!(book.leave(running, now + SECOND, true), [other.id]);
         assert_eq!(book.stage(first), Some(Stage::Waiting));
@@ -833,7 +843,7 @@ mod tests {
     #[test]
     fn a_closed_book_takes_nothing_and_starts_nothing() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 1);
+        let mut book = Scheduler::new(Pool::Searches, 1, 1);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let waiting = admit(&mut book, FLOOD, search(SECOND), now);
         book.close();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::ExecError;
+use super::{ExecError, Pool};
 use super::core_share::{CoreShare, CoreTurn, CoreUsage};
 use super::scheduler::{Scheduler, SearchId, Turn, Work};
 
@@ -116,12 +116,12 @@ fn lock(book: &Mutex<Book>) -> MutexGuard<'_, Book> {
 }
 
 impl SearchPool {
-    /// A pool of `places` searches running at once and `max_queued` more
+    /// A pool of `pool`'s work: `places` searches running at once and `max_queued` more
     /// waiting, computing on `cores`.
-    pub fn new(places: usize, max_queued: usize, cores: Arc<CoreShare>) -> SearchPool {
+    pub fn new(pool: Pool, places: usize, max_queued: usize, cores: Arc<CoreShare>) -> SearchPool {
         SearchPool {
             book: Arc::new(Mutex::new(Book {
-                scheduler: Scheduler::new(places, max_queued),
+                scheduler: Scheduler::new(pool, places, max_queued),
                 searches: HashMap::new(),
             })),
             cores,
@@ -301,7 +301,7 @@ impl Place {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use crate::service::exec::Busy;
 
     const SECOND: Duration = Duration::from_secs(1);
     const FLOOD: u64 = 1;
@@ -341,14 +341,14 @@ mod tests {
 
     #[tokio::test]
     async fn full_pool_refuses_at_once() {
-        let pool = Arc::new(SearchPool::new(1, 1, CoreShare::new(1)));
+        let pool = Arc::new(SearchPool::new(Pool::Searches, 1, 1, CoreShare::new(1)));
         let (release, slow) = hold_slot(&pool, FLOOD, SECOND).await;
         let queued = pool
             .admit(FLOOD, search(SECOND), None)
             .expect("one may wait");
         let refused = pool.admit(FLOOD, search(SECOND), None);
         match refused {
-            Err(ExecError::Busy { retry_after, .. }) => {
+            Err(ExecError::Busy(Busy { retry_after, .. })) => {
                 assert!(retry_after > Duration::from_millis(1500), "{retry_after:?}");
             }
             other => panic!("{other:?}"),
@@ -362,7 +362,7 @@ mod tests {
 
     #[tokio::test]
     async fn waiting_past_the_latest_start_is_busy_not_deadline_exceeded() {
-        let pool = Arc::new(SearchPool::new(1, 4, CoreShare::new(1)));
+        let pool = Arc::new(SearchPool::new(Pool::Searches, 1, 4, CoreShare::new(1)));
         // Its budget says it ends at once, but it holds the slot.
         let (release, slow) = hold_slot(&pool, FLOOD, Duration::ZERO).await;
         let deadline = Instant::now() + Duration::from_millis(50);
@@ -372,7 +372,7 @@ mod tests {
         // It gives up before its deadline by design (exec/scheduler.rs tests
         // when); when exactly the refusal arrives depends on the runtime.
         let late = pool.run(admission, flag(), |_| 1).await;
-        assert!(matches!(late, Err(ExecError::Busy { .. })), "{late:?}");
+        assert!(matches!(late, Err(ExecError::Busy(_))), "{late:?}");
         assert!(
             Instant::now() >= deadline - Duration::from_millis(5),
             "it waited for its chance"
@@ -383,7 +383,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_search_refused_to_make_room_is_told_at_once() {
-        let pool = Arc::new(SearchPool::new(1, 1, CoreShare::new(1)));
+        let pool = Arc::new(SearchPool::new(Pool::Searches, 1, 1, CoreShare::new(1)));
         let (release, slow) = hold_slot(&pool, FLOOD, SECOND).await;
         let last = pool.admit(FLOOD, search(SECOND), None).expect("admitted");
         let waiting = tokio::spawn({
@@ -394,7 +394,7 @@ mod tests {
         let other = pool.admit(2, search(SECOND / 2), None).expect("admitted");
         let refused = waiting.await.unwrap();
         assert!(
-            matches!(refused, Err(ExecError::Busy { .. })),
+            matches!(refused, Err(ExecError::Busy(_))),
             "{refused:?}"
         );
         release.send(()).unwrap();
@@ -404,7 +404,7 @@ mod tests {
 
     #[tokio::test]
     async fn stop_all_raises_the_running_searches_flags() {
-        let pool = Arc::new(SearchPool::new(1, 1, CoreShare::new(1)));
+        let pool = Arc::new(SearchPool::new(Pool::Searches, 1, 1, CoreShare::new(1)));
         let stop = flag();
         let admission = pool.admit(FLOOD, search(SECOND), None).unwrap();
         let waiting = pool.admit(FLOOD, search(SECOND), None).unwrap();
