@@ -271,9 +271,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        // Searches and long replays are the only blocking work: one thread each, and one
+        // Searches, reviews and long replays are the only blocking work: a thread for each
+        // that may run at once (the searches and reviews share the cores in turns), and one
         // for the last telemetry flush.
-        .max_blocking_threads(config.exec.search_threads() + config.exec.replay_threads() + 1)
+        .max_blocking_threads(
+            config.exec.max_concurrent_searches()
+                + config.exec.max_active_reviews()
+                + config.exec.replay_threads()
+                + 1,
+        )
         .build()
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async {

@@ -113,7 +113,9 @@ pub fn review_games(
         )
         .expect("a legal prefix replays");
         while !review.is_finished() {
-            review.step(&engine, Control::new(&stop)).expect("nothing stops the fit");
+            review
+                .step(&engine, Control::new(&stop))
+                .expect("nothing stops the fit");
         }
         let held_out = held_out[index];
         if !held_out {

@@ -9,13 +9,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::alphabeta::{Searcher, Workspace};
-use super::tt::{Sharing, Table, TableView};
 use super::eval::Evaluator;
 use super::eval::classic::Weights;
 use super::eval::nnue::Networks;
 use super::levels::{Level, LevelLimits};
 use super::limits::{Clock, Control, Limits};
 use super::score::Score;
+use super::tt::{Sharing, Table, TableView};
 use crate::rules::{Game, Move, Position, Status, Variant, splitmix};
 
 /// What a search found: the last completed iteration.

@@ -4,7 +4,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::params::{
-    CHECK_EVERY_NODES, REPEATABLE_DEPTH, REPEATABLE_NODES_PER_SECOND, ITERATION_GROWTH_MAX, ITERATION_GROWTH_MIN, MAX_PLY, UNUSED_TIME_PERMILLE,
+    CHECK_EVERY_NODES, ITERATION_GROWTH_MAX, ITERATION_GROWTH_MIN, MAX_PLY, REPEATABLE_DEPTH,
+    REPEATABLE_NODES_PER_SECOND, UNUSED_TIME_PERMILLE,
 };
 
 /// Every bound given applies; the tightest wins.
@@ -38,7 +39,9 @@ impl Limits {
             nodes.saturating_mul(1000) / REPEATABLE_NODES_PER_SECOND
                 <= u64::try_from(time.as_millis()).unwrap_or(u64::MAX)
         });
-        let depth_ends_it = self.max_depth.is_some_and(|depth| depth <= REPEATABLE_DEPTH);
+        let depth_ends_it = self
+            .max_depth
+            .is_some_and(|depth| depth <= REPEATABLE_DEPTH);
         !nodes_end_it && !depth_ends_it
     }
 
@@ -89,7 +92,10 @@ pub struct Control<'a> {
 impl<'a> Control<'a> {
     /// A search stopped by `stop`, with the processor to itself.
     pub fn new(stop: &'a AtomicBool) -> Control<'a> {
-        Control { stop, share: &Alone }
+        Control {
+            stop,
+            share: &Alone,
+        }
     }
 
     /// The same, sharing the processor through `share`.

@@ -173,9 +173,7 @@ impl Table {
     pub fn probe(&self, hash: u64, ply: usize) -> Option<Entry> {
         let epoch = self.epoch.load(Ordering::Relaxed);
         let bucket = self.slots(self.bucket(hash));
-        let slot = bucket
-            .iter()
-            .find(|&&slot| self.holds(slot, hash, epoch))?;
+        let slot = bucket.iter().find(|&&slot| self.holds(slot, hash, epoch))?;
         let data = slot.data;
         let bound = match (data >> 48) & 3 {
             1 => Bound::Exact,
@@ -253,7 +251,8 @@ impl<'a> TableView<'a> {
 
 /// The layout of a table of `buckets` buckets (for the allocation-failure report).
 fn layout(buckets: usize) -> std::alloc::Layout {
-    std::alloc::Layout::array::<u64>(buckets * BUCKET_WORDS).unwrap_or(std::alloc::Layout::new::<u64>())
+    std::alloc::Layout::array::<u64>(buckets * BUCKET_WORDS)
+        .unwrap_or(std::alloc::Layout::new::<u64>())
 }
 
 fn score_to_table(score: i32, ply: usize) -> i32 {

@@ -253,7 +253,8 @@ impl ExecConfig {
     /// The transposition tables that may exist at once, in MiB: the shared one, and one of
     /// [`ExecConfig::own_hash_mb`] for each running search and each running review.
     pub fn tables_mb(&self) -> u64 {
-        let own_tables = as_u64(self.max_concurrent_searches()).saturating_add(as_u64(self.max_active_reviews()));
+        let own_tables = as_u64(self.max_concurrent_searches())
+            .saturating_add(as_u64(self.max_active_reviews()));
         as_u64(self.hash_mb).saturating_add(as_u64(self.own_hash_mb()).saturating_mul(own_tables))
     }
 

@@ -510,6 +510,7 @@ mod tests {
     fn busy_is_overloaded() {
         let status = Status::from(ServiceError::Busy(Busy {
             pool: Pool::Reviews,
+            why: crate::service::exec::Refusal::Full,
             running: 2,
             waiting: 0,
             retry_after: std::time::Duration::from_millis(1500),

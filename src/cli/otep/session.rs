@@ -315,7 +315,13 @@ impl Session {
         let lines = (fixed.len() + 1).min(MAX_LINES);
         let analysed = self
             .engine
-            .analyse(game, limits, lines, Control::new(&AtomicBool::new(false)), |_| {})
+            .analyse(
+                game,
+                limits,
+                lines,
+                Control::new(&AtomicBool::new(false)),
+                |_| {},
+            )
             .map(|update| update.lines)
             .unwrap_or_default();
         let is_fixed = |mv: Move| fixed.iter().any(|&(fixed, _)| fixed == mv);

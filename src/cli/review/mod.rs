@@ -14,7 +14,8 @@ use anyhow::{Context, bail};
 use tafl::lab::{GameRecord, RecordedResult};
 use tafl::rules::{Game, Move, MoveText, Rules, Side, Variant};
 use tafl::search::{
-    Control, Engine, EngineConfig, Level, Limits, MoveClass, PlyReview, Review, ReviewBudget, ReviewSummary,
+    Control, Engine, EngineConfig, Level, Limits, MoveClass, PlyReview, Review, ReviewBudget,
+    ReviewSummary,
 };
 
 use super::VariantArgs;

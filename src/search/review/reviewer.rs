@@ -439,8 +439,8 @@ impl Review {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicBool;
     use super::*;
+    use std::sync::atomic::AtomicBool;
 
     use crate::rules::{Rules, Variant};
     use crate::search::EngineConfig;
@@ -549,7 +549,9 @@ mod tests {
             .step(&engine, Control::new(&AtomicBool::new(false)))
             .expect("the first ply");
         assert_eq!(
-            review.step(&engine, Control::new(&AtomicBool::new(true))).unwrap_err(),
+            review
+                .step(&engine, Control::new(&AtomicBool::new(true)))
+                .unwrap_err(),
             ReviewStopped
         );
         let summary = review.summary();

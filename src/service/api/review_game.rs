@@ -47,7 +47,17 @@ pub const READER_GRACE: Duration = Duration::from_secs(1);
 #[tracing::instrument(
     name = "ReviewGame",
     skip_all,
-    fields(variant, board_size, ply, level, plies_reviewed, partial, nodes, wait_ms, cpu_ms)
+    fields(
+        variant,
+        board_size,
+        ply,
+        level,
+        plies_reviewed,
+        partial,
+        nodes,
+        wait_ms,
+        cpu_ms
+    )
 )]
 pub(super) async fn handle(
     state: Arc<State>,
@@ -66,9 +76,11 @@ pub(super) async fn handle(
         state.caps,
         Some(deadline),
     );
-    let work = review_work(deadline);
-    // The review's place is asked for before the game is read, as every search's is.
-    let first = state.reviews.admit(call.connection, work, Some(deadline))?;
+    // The review's place is asked for before the game is read, as every search's is. It may
+    // wait for one until its deadline: a review that starts late still judges what it can.
+    let first = state
+        .reviews
+        .admit(call.connection, review_work(deadline), None)?;
     let game = call.message.game.take();
     let judged = accepted_plies(&state, game).await?;
     let span = record_game(&judged.game);
@@ -91,7 +103,8 @@ pub(super) async fn handle(
     Ok(UpdateStream::new(updates, stop))
 }
 
-/// What a review asks of the review pool: a place until its deadline.
+/// What a review asks of the review pool: a place until its deadline (which the review keeps
+/// itself, waiting for a place or not).
 fn review_work(deadline: Instant) -> Work {
     Work::bounded(
         crate::service::exec::WorkKind::Search,
@@ -190,16 +203,22 @@ impl Reviewing {
         loop {
             let admission = match admitted.take() {
                 Some(admission) => Ok(admission),
-                None => reviews.admit(self.connection, review_work(self.deadline), Some(self.deadline)),
+                None => reviews.admit(self.connection, review_work(self.deadline), None),
             };
-            let wait = match admission {
-                Ok(admission) => match reviews.hold(admission, &self.stop).await {
-                    Ok(place) => {
-                        self.usage.queued += place.queued();
-                        return Ok(place);
-                    }
-                    Err(error) => error,
-                },
+            let held = match admission {
+                Ok(admission) => {
+                    let deadline = tokio::time::Instant::from(self.deadline);
+                    tokio::time::timeout_at(deadline, reviews.hold(admission, &self.stop))
+                        .await
+                        .map_err(|_| Ended::Early)?
+                }
+                Err(error) => Err(error),
+            };
+            let wait = match held {
+                Ok(place) => {
+                    self.usage.queued += place.queued();
+                    return Ok(place);
+                }
                 Err(error) => error,
             };
             match wait {

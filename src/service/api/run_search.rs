@@ -9,7 +9,7 @@ use crate::search::{Control, LevelLimits, SearchReport};
 use super::convert;
 use super::state::State;
 use crate::service::error::ServiceError;
-use crate::service::exec::{Admission, Usage};
+use crate::service::exec::{Admission, Usage, metrics};
 
 /// Raises a search's stop flag when dropped: a handler holds one while its
 /// search runs, so a call that goes away (cancelled by the client, or cut
@@ -30,12 +30,17 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// Records what a search had of the pool in the call's span: its wait (for a
-/// place and for the cores) and its time on the cores, in milliseconds.
+/// Records what a search had of the pool in the call's span (its wait for a
+/// place and for the cores, and its time on the cores, in milliseconds) and
+/// in the pools' metrics, under the span's name: the method.
 pub fn record_usage(usage: &Usage) {
     let span = tracing::Span::current();
     span.record("wait_ms", usage.waited().as_secs_f64() * 1000.0);
     span.record("cpu_ms", usage.cores.cpu.as_secs_f64() * 1000.0);
+    let kind = span
+        .metadata()
+        .map_or("unknown", |metadata| metadata.name());
+    metrics::record_search(kind, usage);
 }
 
 /// Searches the game's position on the pool within `limits` (the caller's,

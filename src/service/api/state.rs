@@ -6,7 +6,7 @@ use crate::search::{Engine, EngineConfig, Networks};
 
 use super::caps::SearchCaps;
 use crate::service::config::Config;
-use crate::service::exec::{CoreShare, Pool, ReplayPool, SearchPool};
+use crate::service::exec::{CoreShare, Pool, ReplayPool, SearchPool, metrics};
 
 /// Long-game replays that may wait for a replay thread; past that RESOURCE_EXHAUSTED.
 pub const MAX_QUEUED_REPLAYS: usize = 256;
@@ -23,6 +23,8 @@ pub struct State {
     pub pool: SearchPool,
     /// Where long games are replayed.
     pub replays: ReplayPool,
+    /// The pools' and the cores' gauges, read at each metrics export.
+    pub gauges: metrics::Gauges,
     /// Where game reviews run, each holding a place (and its game's table) for as long as it
     /// runs; they share the cores with the searches.
     pub reviews: SearchPool,
@@ -60,17 +62,19 @@ impl State {
             Pool::Reviews,
             exec.max_active_reviews(),
             exec.max_active_reviews(),
-            cores,
+            Arc::clone(&cores),
         )
         .with_connection_cap(exec.max_active_reviews().div_ceil(2));
         let replays = ReplayPool::new(exec.replay_threads(), MAX_QUEUED_REPLAYS);
+        let gauges = metrics::observe(&[&pool, &reviews], &cores);
         State {
             caps: SearchCaps::from_config(&config.caps),
             config,
             engine,
             pool,
-            replays,
             reviews,
+            replays,
+            gauges,
         }
     }
 }

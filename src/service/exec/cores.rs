@@ -161,11 +161,9 @@ impl Cores {
                 .takers
                 .iter()
                 .filter_map(|(&id, taker)| match taker.stage {
-                    Stage::Waiting(arrival) => Some((
-                        self.virtual_time(taker.connection, now),
-                        arrival,
-                        id,
-                    )),
+                    Stage::Waiting(arrival) => {
+                        Some((self.virtual_time(taker.connection, now), arrival, id))
+                    }
                     Stage::Holding(_) => None,
                 })
                 .min();
@@ -216,8 +214,9 @@ impl Cores {
     fn forget_idle(&mut self, now: Instant) {
         let floor = self.floor(now);
         let running: HashSet<u64> = self.takers.values().map(|taker| taker.connection).collect();
-        self.accounts
-            .retain(|owner, served| running.contains(owner) || (!running.is_empty() && *served > floor));
+        self.accounts.retain(|owner, served| {
+            running.contains(owner) || (!running.is_empty() && *served > floor)
+        });
     }
 }
 
@@ -356,8 +355,14 @@ mod tests {
         let (started, held) = cores.leave(first, now + 3 * MS);
         assert_eq!((started, held), (vec![second], 3 * MS));
         // Leaving twice, or giving way when gone, changes nothing.
-        assert_eq!(cores.leave(first, now + 4 * MS), (Vec::new(), Duration::ZERO));
-        assert_eq!(cores.give_way(first, now + 4 * MS), (Vec::new(), Duration::ZERO));
+        assert_eq!(
+            cores.leave(first, now + 4 * MS),
+            (Vec::new(), Duration::ZERO)
+        );
+        assert_eq!(
+            cores.give_way(first, now + 4 * MS),
+            (Vec::new(), Duration::ZERO)
+        );
         cores.leave(second, now + 5 * MS);
         assert_eq!((cores.holding(), cores.waiting()), (0, 0));
         assert!(cores.accounts.is_empty());

@@ -15,6 +15,7 @@
 mod core_share;
 mod cores;
 mod cost;
+pub mod metrics;
 mod replay_pool;
 mod scheduler;
 mod search_pool;
@@ -26,7 +27,6 @@ pub use cost::CostClass;
 pub use replay_pool::ReplayPool;
 pub use scheduler::{Cost, Work, WorkKind};
 pub use search_pool::{Admission, Place, SearchPool, Usage};
-
 
 /// A pool of work, as a refusal names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::IntoStaticStr)]
@@ -42,12 +42,24 @@ pub enum Pool {
     Replays,
 }
 
+/// Why work was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Refusal {
+    /// No room to wait, or its place went to work that comes before it.
+    Full,
+    /// It could not start early enough to use its time before its deadline.
+    Late,
+}
+
 /// A refusal for now: what the pool holds, and the wait worth trying after.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{pool}: {running} running and {waiting} waiting; worth trying again in {retry_after:?}")]
 pub struct Busy {
     /// The pool that refused.
     pub pool: Pool,
+    /// Why.
+    pub why: Refusal,
     /// Its work running now.
     pub running: usize,
     /// Its work waiting to run.

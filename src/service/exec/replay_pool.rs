@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use super::{Busy, ExecError, Pool};
+use super::{Busy, ExecError, Pool, Refusal};
 
 /// Runs replays of long games on blocking threads, a bounded number at once
 /// and a bounded number waiting.
@@ -59,6 +59,7 @@ impl ReplayPool {
             let running = self.threads.min(before);
             return Err(ExecError::Busy(Busy {
                 pool: Pool::Replays,
+                why: Refusal::Full,
                 running,
                 waiting: before - running,
                 retry_after: REPLAY_RETRY_AFTER,

@@ -37,8 +37,8 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use super::{Busy, ExecError, Pool};
 use super::cost::{CostClass, CostModel};
+use super::{Busy, ExecError, Pool, Refusal};
 
 /// A search that could start with less than this share (in percent) of its
 /// time budget left before its deadline is refused instead.
@@ -288,18 +288,18 @@ impl Scheduler {
         let start = self.simulated_start(Some(id), now);
         if latest_start.is_some_and(|latest| start > latest) {
             self.remove(id);
-            return Err(self.busy_for(start - now));
+            return Err(self.busy_for(Refusal::Late, start - now));
         }
         let mut woken = Vec::new();
         if self.admitted() > self.capacity {
             // Full: the last in line of the connection holding the most makes room.
             let Some(last) = self.last_in_line() else {
                 self.remove(id);
-                return Err(self.busy(now));
+                return Err(self.busy(Refusal::Full, now));
             };
             if self.entries[last].id == id {
                 self.remove(id);
-                return Err(self.busy(now));
+                return Err(self.busy(Refusal::Full, now));
             }
             self.entries[last].stage = Stage::Refused;
             woken.push(SearchId(self.entries[last].id));
@@ -320,9 +320,9 @@ impl Scheduler {
         match entry.stage {
             Stage::Running(_) => Turn::Run,
             Stage::Waiting if self.closed => Turn::Refused(ExecError::ShuttingDown),
-            Stage::Refused => Turn::Refused(self.busy(now)),
+            Stage::Refused => Turn::Refused(self.busy(Refusal::Full, now)),
             Stage::Waiting if entry.latest_start.is_some_and(|latest| latest <= now) => {
-                Turn::Refused(self.busy(now))
+                Turn::Refused(self.busy(Refusal::Late, now))
             }
             Stage::Waiting => Turn::Wait(entry.latest_start),
         }
@@ -472,15 +472,16 @@ impl Scheduler {
 
     /// The error for a search refused now: busy, with the wait until a
     /// search behind all those waiting could start.
-    fn busy(&self, now: Instant) -> ExecError {
-        self.busy_for(self.simulated_start(None, now) - now)
+    fn busy(&self, why: Refusal, now: Instant) -> ExecError {
+        self.busy_for(why, self.simulated_start(None, now) - now)
     }
 
     /// The error for a search refused now, worth trying again after `retry_after`.
-    fn busy_for(&self, retry_after: Duration) -> ExecError {
+    fn busy_for(&self, why: Refusal, retry_after: Duration) -> ExecError {
         let running = self.running();
         ExecError::Busy(Busy {
             pool: self.pool,
+            why,
             running,
             waiting: self.admitted() - running,
             retry_after,
@@ -567,6 +568,7 @@ mod tests {
             book.admit(FLOOD, search(SECOND), None, now).unwrap_err(),
             ExecError::Busy(Busy {
                 pool: Pool::Searches,
+                why: Refusal::Full,
                 running: 1,
                 waiting: 1,
                 retry_after: 2 * SECOND

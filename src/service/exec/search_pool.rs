@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::{ExecError, Pool};
 use super::core_share::{CoreShare, CoreTurn, CoreUsage};
 use super::scheduler::{Scheduler, SearchId, Turn, Work};
+use super::{ExecError, Pool, metrics};
 
 /// Admits searches to its places and runs them on blocking threads, in the
 /// order and with the refusals of [`Scheduler`] (see `exec/scheduler.rs`),
@@ -23,6 +23,7 @@ use super::scheduler::{Scheduler, SearchId, Turn, Work};
 /// answer.
 #[derive(Debug)]
 pub struct SearchPool {
+    pool: Pool,
     book: Arc<Mutex<Book>>,
     cores: Arc<CoreShare>,
 }
@@ -42,7 +43,16 @@ struct Handles {
     stop: Option<Arc<AtomicBool>>,
 }
 
+/// Reads a pool's load while it lasts (see [`SearchPool::load_reader`]).
+pub type LoadReader = Box<dyn Fn() -> Option<(usize, usize)> + Send + Sync>;
+
 impl Book {
+    fn load(&self) -> (usize, usize) {
+        let admitted = self.scheduler.admitted();
+        let running = self.scheduler.running();
+        (running, admitted - running)
+    }
+
     fn wake(&self, searches: &[SearchId]) {
         for id in searches {
             if let Some(handles) = self.searches.get(id) {
@@ -120,6 +130,7 @@ impl SearchPool {
     /// waiting, computing on `cores`.
     pub fn new(pool: Pool, places: usize, max_queued: usize, cores: Arc<CoreShare>) -> SearchPool {
         SearchPool {
+            pool,
             book: Arc::new(Mutex::new(Book {
                 scheduler: Scheduler::new(pool, places, max_queued),
                 searches: HashMap::new(),
@@ -141,10 +152,18 @@ impl SearchPool {
 
     /// Searches holding a place, and waiting for one.
     pub fn load(&self) -> (usize, usize) {
-        let book = lock(&self.book);
-        let admitted = book.scheduler.admitted();
-        let running = book.scheduler.running();
-        (running, admitted - running)
+        lock(&self.book).load()
+    }
+
+    /// What work it runs.
+    pub fn pool(&self) -> Pool {
+        self.pool
+    }
+
+    /// Reads [`SearchPool::load`] later, while the pool lasts, without keeping it.
+    pub fn load_reader(&self) -> LoadReader {
+        let book = Arc::downgrade(&self.book);
+        Box::new(move || book.upgrade().map(|book| lock(&book).load()))
     }
 
     /// Admits `work` from `connection`, or refuses it at once (see
@@ -160,7 +179,10 @@ impl SearchPool {
     ) -> Result<Admission, ExecError> {
         let mut book = lock(&self.book);
         let now = Instant::now();
-        let admitted = book.scheduler.admit(connection, work, deadline, now)?;
+        let admitted = book
+            .scheduler
+            .admit(connection, work, deadline, now)
+            .inspect_err(|error| metrics::record_refusal(self.pool, error))?;
         let wake = Arc::new(Notify::new());
         book.searches.insert(
             admitted.id,
@@ -188,7 +210,11 @@ impl SearchPool {
     /// `Busy` when no place came free early enough after all, or the search
     /// made room for one that comes before it; `ShuttingDown` when the
     /// server stops taking searches.
-    pub async fn hold(&self, admission: Admission, stop: &Arc<AtomicBool>) -> Result<Place, ExecError> {
+    pub async fn hold(
+        &self,
+        admission: Admission,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<Place, ExecError> {
         loop {
             let woken = admission.wake.notified();
             let latest_start = {
@@ -203,7 +229,10 @@ impl SearchPool {
                         }
                         break;
                     }
-                    Turn::Refused(error) => return Err(error),
+                    Turn::Refused(error) => {
+                        metrics::record_refusal(self.pool, &error);
+                        return Err(error);
+                    }
                     Turn::Wait(latest_start) => latest_start,
                 }
             };
@@ -275,7 +304,11 @@ impl Place {
     ///
     /// # Errors
     /// `Failed` when the job panicked.
-    pub async fn run<F, R>(&self, stop: Arc<AtomicBool>, job: F) -> Result<(R, CoreUsage), ExecError>
+    pub async fn run<F, R>(
+        &self,
+        stop: Arc<AtomicBool>,
+        job: F,
+    ) -> Result<(R, CoreUsage), ExecError>
     where
         F: FnOnce(&CoreTurn) -> R + Send + 'static,
         R: Send + 'static,
@@ -393,10 +426,7 @@ mod tests {
         // Another connection's search takes its place; the waiting one is woken to hear so.
         let other = pool.admit(2, search(SECOND / 2), None).expect("admitted");
         let refused = waiting.await.unwrap();
-        assert!(
-            matches!(refused, Err(ExecError::Busy(_))),
-            "{refused:?}"
-        );
+        assert!(matches!(refused, Err(ExecError::Busy(_))), "{refused:?}");
         release.send(()).unwrap();
         slow.await.unwrap();
         assert_eq!(pool.run(other, flag(), |_| 3).await.unwrap().0, 3);

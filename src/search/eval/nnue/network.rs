@@ -268,7 +268,13 @@ mod tests {
             let same_tree = (ours.nodes, ours.score) == (theirs.nodes, theirs.score);
             assert_eq!(same_tree, rules != Rules::Tablut, "{rules}");
             let analysis = with_network
-                .analyse(&game, &limits, 2, Control::new(&AtomicBool::new(false)), |_| {})
+                .analyse(
+                    &game,
+                    &limits,
+                    2,
+                    Control::new(&AtomicBool::new(false)),
+                    |_| {},
+                )
                 .expect("an analysis");
             assert_eq!(analysis.lines.len(), 2);
         }
