@@ -37,6 +37,8 @@ pub enum Reason {
     BadLimits,
     /// More moves than the configured cap.
     GameTooLong,
+    /// The request's bytes are not the method's protobuf message.
+    MalformedMessage,
     /// Nothing on the from square.
     NoPiece,
     /// The piece belongs to the side not to move.
@@ -86,7 +88,8 @@ impl Reason {
             | Reason::ImpossibleStart
             | Reason::BadSquare
             | Reason::BadLimits
-            | Reason::GameTooLong => Kind::BadRequest,
+            | Reason::GameTooLong
+            | Reason::MalformedMessage => Kind::BadRequest,
             Reason::NoPiece
             | Reason::NotYourPiece
             | Reason::NotStraight
@@ -114,6 +117,10 @@ pub enum ServiceError {
         /// The index into `game.moves` of the ply at fault, if one is.
         ply: Option<usize>,
     },
+
+    /// The request's bytes do not decode as the method's message.
+    #[error("the message is not valid protobuf: {0}")]
+    MalformedMessage(String),
 
     /// A move (or a search) was asked for after the game ended.
     #[error("{subject}: {description}")]
@@ -218,6 +225,7 @@ impl ServiceError {
     pub fn reason(&self) -> Option<Reason> {
         match self {
             ServiceError::InvalidArgument { reason, .. } => Some(*reason),
+            ServiceError::MalformedMessage(_) => Some(Reason::MalformedMessage),
             ServiceError::GameOver { .. } => Some(Reason::GameOver),
             ServiceError::Busy(_)
             | ServiceError::BusyReading { .. }
@@ -242,7 +250,9 @@ impl ServiceError {
     /// The gRPC code this error is sent with.
     pub fn code(&self) -> Code {
         match self {
-            ServiceError::InvalidArgument { .. } => Code::InvalidArgument,
+            ServiceError::InvalidArgument { .. } | ServiceError::MalformedMessage(_) => {
+                Code::InvalidArgument
+            }
             ServiceError::GameOver { .. } => Code::FailedPrecondition,
             ServiceError::Busy(_)
             | ServiceError::BusyReading { .. }
@@ -414,6 +424,7 @@ impl From<ServiceError> for Status {
             ServiceError::DeadlineTooShort | ServiceError::DeadlineExpired => {
                 error_info(Reason::DeadlineExceeded, None, None)
             }
+            ServiceError::MalformedMessage(_) => error_info(Reason::MalformedMessage, None, None),
             ServiceError::ShuttingDown => return Status::new(code, message),
         };
         with_details(code, message, info, details)
