@@ -366,7 +366,9 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
         .map(|point| attributes(&point.attributes))
         .collect();
     assert!(
-        cpu_kinds.iter().any(|kind| kind["kind"] == string("SuggestMove")),
+        cpu_kinds
+            .iter()
+            .any(|kind| kind["kind"] == string("SuggestMove")),
         "{cpu_kinds:?}"
     );
     for gauge in [
@@ -378,7 +380,10 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
         assert!(
             metrics.iter().any(|metric| metric.name == gauge),
             "no {gauge} among {:?}",
-            metrics.iter().map(|metric| &metric.name).collect::<Vec<_>>()
+            metrics
+                .iter()
+                .map(|metric| &metric.name)
+                .collect::<Vec<_>>()
         );
     }
 

@@ -24,7 +24,7 @@
 use std::sync::{Arc, OnceLock};
 
 use opentelemetry::KeyValue;
-use opentelemetry::metrics::{Counter, Histogram, ObservableGauge};
+use opentelemetry::metrics::{AsyncInstrumentBuilder, Counter, Histogram, ObservableGauge};
 
 use super::core_share::CoreShare;
 use super::search_pool::{LoadReader, SearchPool, Usage};
@@ -98,19 +98,22 @@ impl std::fmt::Debug for Gauges {
     }
 }
 
+/// A gauge's builder, its name and description given.
+type GaugeBuilder<'a> = AsyncInstrumentBuilder<'a, ObservableGauge<u64>, u64>;
+
 /// Reports `pools` and `cores` as gauges, read at each export.
 pub fn observe(pools: &[&SearchPool], cores: &Arc<CoreShare>) -> Gauges {
     let meter = opentelemetry::global::meter("tafl");
-    let watched: Vec<(&'static str, LoadReader)> = pools
-        .iter()
-        .map(|pool| (<&'static str>::from(pool.pool()), pool.load_reader()))
-        .collect();
-    let watched = Arc::new(watched);
-    let pool_gauge = |name: &'static str, description: &'static str, queued: bool| {
+    let watched: Arc<Vec<(&'static str, LoadReader)>> = Arc::new(
+        pools
+            .iter()
+            .map(|pool| (<&'static str>::from(pool.pool()), pool.load_reader()))
+            .collect(),
+    );
+    // Each pool's work holding a place (or, `queued`, waiting for one).
+    let by_pool = |gauge: GaugeBuilder<'_>, queued: bool| {
         let watched = Arc::clone(&watched);
-        meter
-            .u64_observable_gauge(name)
-            .with_description(description)
+        gauge
             .with_callback(move |observer| {
                 for (pool, load) in watched.iter() {
                     if let Some((running, waiting)) = load() {
@@ -121,11 +124,10 @@ pub fn observe(pools: &[&SearchPool], cores: &Arc<CoreShare>) -> Gauges {
             })
             .build()
     };
-    let core_gauge = |name: &'static str, description: &'static str, waiting: bool| {
+    // The searches computing on a core (or, `waiting`, waiting for one).
+    let of_cores = |gauge: GaugeBuilder<'_>, waiting: bool| {
         let cores = Arc::downgrade(cores);
-        meter
-            .u64_observable_gauge(name)
-            .with_description(description)
+        gauge
             .with_callback(move |observer| {
                 if let Some(cores) = cores.upgrade() {
                     let (computing, queued) = cores.load();
@@ -136,14 +138,30 @@ pub fn observe(pools: &[&SearchPool], cores: &Arc<CoreShare>) -> Gauges {
     };
     Gauges {
         _gauges: vec![
-            pool_gauge("tafl.search.running", "work holding a place", false),
-            pool_gauge("tafl.search.queued", "work waiting for a place", true),
-            core_gauge(
-                "tafl.cores.computing",
-                "searches computing on a core",
+            by_pool(
+                meter
+                    .u64_observable_gauge("tafl.search.running")
+                    .with_description("work holding a place"),
                 false,
             ),
-            core_gauge("tafl.cores.waiting", "searches waiting for a core", true),
+            by_pool(
+                meter
+                    .u64_observable_gauge("tafl.search.queued")
+                    .with_description("work waiting for a place"),
+                true,
+            ),
+            of_cores(
+                meter
+                    .u64_observable_gauge("tafl.cores.computing")
+                    .with_description("searches computing on a core"),
+                false,
+            ),
+            of_cores(
+                meter
+                    .u64_observable_gauge("tafl.cores.waiting")
+                    .with_description("searches waiting for a core"),
+                true,
+            ),
         ],
     }
 }
