@@ -23,9 +23,9 @@ use tafl::service::pb::{
 use tokio::task::JoinSet;
 use tonic::Code;
 
+use crate::{Tally, how, summary};
 use common::client::connect;
 use common::{raw_h2, real_game};
-use crate::{Tally, how, summary};
 
 /// How long the victim is measured in each setting.
 const VICTIM_SECS: u64 = 20;
@@ -75,7 +75,10 @@ pub async fn run(addr: SocketAddr, tally: Arc<Tally>) {
         "  a fresh client's review of 80 plies beside two window-0 connections' reviews: {plies} plies judged, partial {partial}, in {took:?}"
     );
     if plies != 80 || partial {
-        tally.normal_failed("ReviewGame", "not answered in full beside unread reviews".into());
+        tally.normal_failed(
+            "ReviewGame",
+            "not answered in full beside unread reviews".into(),
+        );
     }
 
     let (plies, partial, took) = {
@@ -90,7 +93,10 @@ pub async fn run(addr: SocketAddr, tally: Arc<Tally>) {
         "  a review of 80 plies at the default budget beside 8 connections' 10 s searches: {plies} plies judged, partial {partial}, in {took:?}"
     );
     if plies != 80 || partial {
-        tally.normal_failed("ReviewGame", "did not complete beside the search flood".into());
+        tally.normal_failed(
+            "ReviewGame",
+            "did not complete beside the search flood".into(),
+        );
     }
 }
 

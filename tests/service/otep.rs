@@ -395,7 +395,10 @@ fn bad_lines_and_absurd_clocks_are_answered_and_the_session_goes_on() {
         "error 0 ignored the clock: 18446744073709551615 s of overtime is more than a day"
     );
     // An untimed game's fields are read too, and a clock has five of them.
-    engine.send(&["clock 99999999999999999999999 -5 0 0 0", "clock 1000 1000 0 0"]);
+    engine.send(&[
+        "clock 99999999999999999999999 -5 0 0 0",
+        "clock 1000 1000 0 0",
+    ]);
     assert_eq!(
         engine.reply(),
         "error 0 ignored the clock: \"99999999999999999999999\" is not a time in milliseconds"

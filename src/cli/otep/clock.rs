@@ -35,8 +35,13 @@ impl Clock {
     /// [`MAX_CLOCK`].
     pub fn parse(args: &str) -> Result<Option<Clock>, String> {
         let words: Vec<&str> = args.split_whitespace().collect();
-        let [attackers, defenders, overtime, attacker_overtimes, defender_overtimes] =
-            words.as_slice()
+        let [
+            attackers,
+            defenders,
+            overtime,
+            attacker_overtimes,
+            defender_overtimes,
+        ] = words.as_slice()
         else {
             return Err(format!(
                 "expected five fields (<attackers-ms>[*] <defenders-ms>[*] <overtime-s> \
@@ -73,12 +78,12 @@ impl Clock {
             ));
         }
         let overtimes = |word| count(word).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
-        let (attacker_overtimes, defender_overtimes) =
-            (overtimes(attacker_overtimes)?, overtimes(defender_overtimes)?);
-        let (
-            Some((attackers, attackers_overtime)),
-            Some((defenders, defenders_overtime)),
-        ) = (attackers, defenders)
+        let (attacker_overtimes, defender_overtimes) = (
+            overtimes(attacker_overtimes)?,
+            overtimes(defender_overtimes)?,
+        );
+        let (Some((attackers, attackers_overtime)), Some((defenders, defenders_overtime))) =
+            (attackers, defenders)
         else {
             return Ok(None);
         };
@@ -190,9 +195,11 @@ mod tests {
         // Five fields, no fewer and no more.
         assert_eq!(
             Clock::parse("1000 1000 0 0"),
-            Err("expected five fields (<attackers-ms>[*] <defenders-ms>[*] <overtime-s> \
+            Err(
+                "expected five fields (<attackers-ms>[*] <defenders-ms>[*] <overtime-s> \
                  <attackers-overtimes> <defenders-overtimes>), not 4"
-                .to_owned())
+                    .to_owned()
+            )
         );
         assert!(Clock::parse("1000 1000 0 0 0 0").is_err());
     }
