@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tafl::lab::real_games;
 use tafl::rules::{Game, Rules, Variant};
-use tafl::search::{Engine, EngineConfig, Limits, PuzzleBudget, find_puzzles};
+use tafl::search::{Control, Engine, EngineConfig, Limits, PuzzleBudget, find_puzzles};
 
 /// Every this many games is mined, unless `PUZZLE_BENCH_EVERY` says otherwise.
 const EVERY: usize = 20;
@@ -43,7 +43,8 @@ fn main() {
             })
             .collect();
         let started = Instant::now();
-        let mined = find_puzzles(&engine, &start, &moves, &budget, &stop).expect("legal plies");
+        let mined = find_puzzles(&engine, &start, &moves, &budget, Control::new(&stop))
+            .expect("legal plies");
         times.push(started.elapsed());
         positions += mined.positions;
         puzzles += mined.puzzles.len();

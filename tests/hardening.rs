@@ -22,6 +22,7 @@ mod hardening {
     mod overload;
     mod replay_flood;
     mod request_bytes;
+    mod sharing;
     mod shutdown;
     mod slow_readers;
     mod streams;

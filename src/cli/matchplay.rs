@@ -446,6 +446,7 @@ fn engine_for(
     };
     Ok(Engine::new(EngineConfig {
         hash_mb,
+        shared_hash_mb: hash_mb,
         weights,
         networks,
     }))

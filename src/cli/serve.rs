@@ -44,11 +44,11 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_LISTEN", default_value_t = defaults().transport.listen)]
     listen: SocketAddr,
 
-    /// Threads that run searches (Evaluate with limits, SuggestMove); 0: one per CPU core.
+    /// Cores the searches share (SuggestMove, Evaluate with limits, Analyze, Threats, ReviewGame): they compute on this many at once, in turns, each connection getting an equal share; 0: one per CPU core. Game reviews run two per core at most, no connection holding more than half of them.
     #[arg(long, env = "TAFL_SEARCH_THREADS", default_value_t = defaults().exec.search_threads, value_parser = between::<usize>(0, 1024))]
     search_threads: usize,
 
-    /// Searches that run at once; 0: as many as there are search threads.
+    /// Searches that run at once, sharing the cores in turns (each holds a thread, and a table of a quarter of --hash-mb unless the clock ends it); 0: four per search thread.
     #[arg(long, env = "TAFL_MAX_CONCURRENT_SEARCHES", default_value_t = defaults().exec.max_concurrent_searches, value_parser = between::<usize>(0, 1024))]
     max_concurrent_searches: usize,
 
@@ -56,7 +56,7 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = defaults().exec.max_queued_searches, value_parser = between::<usize>(0, 100_000))]
     max_queued_searches: usize,
 
-    /// Transposition table size in MiB, for each running search and each active game review.
+    /// Transposition table in MiB that the searches the clock ends share; each other running search and each game review has one of a quarter of it.
     #[arg(long, env = "TAFL_HASH_MB", default_value_t = defaults().exec.hash_mb, value_parser = between::<usize>(1, 1 << 20))]
     hash_mb: usize,
 
@@ -271,9 +271,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        // Searches and long replays are the only blocking work: one thread each, and one
+        // Searches, reviews and long replays are the only blocking work: a thread for each
+        // that may run at once (the searches and reviews share the cores in turns), and one
         // for the last telemetry flush.
-        .max_blocking_threads(config.exec.search_threads() + config.exec.replay_threads() + 1)
+        .max_blocking_threads(
+            config.exec.max_concurrent_searches()
+                + config.exec.max_active_reviews()
+                + config.exec.replay_threads()
+                + 1,
+        )
         .build()
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
@@ -400,7 +406,8 @@ mod tests {
         );
         assert_eq!(config.caps.max_game_plies, 12);
         assert_eq!(config.exec.search_threads(), 3);
-        assert_eq!(config.exec.max_concurrent_searches(), 3);
+        assert_eq!(config.exec.max_concurrent_searches(), 12);
+        assert_eq!(config.exec.max_active_reviews(), 6);
         assert_eq!(config.shutdown.grace, Duration::from_millis(250));
     }
 

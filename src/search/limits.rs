@@ -4,7 +4,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::params::{
-    CHECK_EVERY_NODES, ITERATION_GROWTH_MAX, ITERATION_GROWTH_MIN, MAX_PLY, UNUSED_TIME_PERMILLE,
+    CHECK_EVERY_NODES, ITERATION_GROWTH_MAX, ITERATION_GROWTH_MIN, MAX_PLY, REPEATABLE_DEPTH,
+    REPEATABLE_NODES_PER_SECOND, UNUSED_TIME_PERMILLE,
 };
 
 /// Every bound given applies; the tightest wins.
@@ -26,6 +27,24 @@ impl Limits {
         self.max_depth.is_none() && self.max_nodes.is_none() && self.max_time.is_none()
     }
 
+    /// Whether the clock, not a depth or node bound, is what ends the search: its answer then
+    /// depends on the machine's speed. A node bound counts when it would end the search within
+    /// its time at [`REPEATABLE_NODES_PER_SECOND`] (a busy core's speed), a depth bound when it
+    /// is at most [`REPEATABLE_DEPTH`] plies.
+    pub fn ends_by_time(&self) -> bool {
+        let Some(time) = self.max_time else {
+            return false;
+        };
+        let nodes_end_it = self.max_nodes.is_some_and(|nodes| {
+            nodes.saturating_mul(1000) / REPEATABLE_NODES_PER_SECOND
+                <= u64::try_from(time.as_millis()).unwrap_or(u64::MAX)
+        });
+        let depth_ends_it = self
+            .max_depth
+            .is_some_and(|depth| depth <= REPEATABLE_DEPTH);
+        !nodes_end_it && !depth_ends_it
+    }
+
     /// Both sets of bounds at once.
     pub fn tightest(&self, other: &Limits) -> Limits {
         fn min<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
@@ -43,6 +62,48 @@ impl Limits {
     }
 }
 
+/// How a search shares the processor with other searches (the service runs
+/// more searches than it has cores, and shares the cores between them). The
+/// search calls it at every look at its clock.
+pub trait Share {
+    /// Returns at once, or once the search has waited its turn on the
+    /// processor, or once `stop` is raised or `until` comes (the search then
+    /// stops at once).
+    fn take_turn(&self, until: Option<Instant>, stop: &AtomicBool);
+}
+
+/// A search with the processor to itself: it never waits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alone;
+
+impl Share for Alone {
+    fn take_turn(&self, _until: Option<Instant>, _stop: &AtomicBool) {}
+}
+
+/// What reaches a running search from outside it: a stop flag, which any
+/// thread may raise to make it answer at once with what it has (as at a
+/// deadline), and the processor it shares with other searches.
+#[derive(Clone, Copy)]
+pub struct Control<'a> {
+    pub stop: &'a AtomicBool,
+    pub share: &'a dyn Share,
+}
+
+impl<'a> Control<'a> {
+    /// A search stopped by `stop`, with the processor to itself.
+    pub fn new(stop: &'a AtomicBool) -> Control<'a> {
+        Control {
+            stop,
+            share: &Alone,
+        }
+    }
+
+    /// The same, sharing the processor through `share`.
+    pub fn sharing(self, share: &'a dyn Share) -> Control<'a> {
+        Control { share, ..self }
+    }
+}
+
 /// The running search's view of its limits. Checked every [`CHECK_EVERY_NODES`] nodes, so an answer is
 /// never more than a few hundred microseconds past a bound.
 pub(crate) struct Clock<'a> {
@@ -51,7 +112,7 @@ pub(crate) struct Clock<'a> {
     max_nodes: u64,
     soft_end: Option<Instant>,
     hard_end: Option<Instant>,
-    stop: &'a AtomicBool,
+    control: Control<'a>,
     /// Depth 1 completed: from now on the soft end may stop the search.
     pub may_stop_soft: bool,
     stopped: bool,
@@ -64,7 +125,7 @@ pub(crate) struct Clock<'a> {
 }
 
 impl<'a> Clock<'a> {
-    pub fn new(limits: &Limits, stop: &'a AtomicBool) -> Clock<'a> {
+    pub fn new(limits: &Limits, control: Control<'a>) -> Clock<'a> {
         let started = Instant::now();
         Clock {
             started,
@@ -75,7 +136,7 @@ impl<'a> Clock<'a> {
             max_nodes: limits.max_nodes.unwrap_or(u64::MAX).max(1),
             soft_end: limits.max_time.map(|time| started + time),
             hard_end: limits.deadline,
-            stop,
+            control,
             may_stop_soft: false,
             stopped: false,
             timed_out: false,
@@ -102,7 +163,8 @@ impl<'a> Clock<'a> {
         }
         if nodes >= self.next_check {
             self.next_check = nodes + CHECK_EVERY_NODES;
-            if self.stop.load(Ordering::Relaxed) {
+            self.take_turn();
+            if self.control.stop.load(Ordering::Relaxed) {
                 self.stopped = true;
             } else {
                 self.timed_out = self.past_time();
@@ -110,6 +172,22 @@ impl<'a> Clock<'a> {
             }
         }
         self.stopped
+    }
+
+    /// Gives the processor to other searches if it is their turn (see [`Share`]), and takes it
+    /// back; the search's own looks at the clock do so.
+    pub fn take_turn(&self) {
+        self.control.share.take_turn(self.end(), self.control.stop);
+    }
+
+    /// When the search must stop whatever it has found: its deadline, and its soft end once
+    /// depth 1 is done.
+    fn end(&self) -> Option<Instant> {
+        let soft = self.soft_end.filter(|_| self.may_stop_soft);
+        match (soft, self.hard_end) {
+            (Some(soft), Some(hard)) => Some(soft.min(hard)),
+            (soft, hard) => soft.or(hard),
+        }
     }
 
     fn past_time(&self) -> bool {
@@ -128,7 +206,8 @@ impl<'a> Clock<'a> {
 
     /// The hard deadline (or the stop flag) has come.
     pub fn past_deadline(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || self.hard_end.is_some_and(|end| Instant::now() >= end)
+        self.control.stop.load(Ordering::Relaxed)
+            || self.hard_end.is_some_and(|end| Instant::now() >= end)
     }
 
     /// Is another iteration worth starting after `depth` completed with `nodes` spent? Called once at
@@ -147,7 +226,7 @@ impl<'a> Clock<'a> {
         if depth >= self.max_depth || nodes >= self.max_nodes || self.stopped {
             return false;
         }
-        if self.stop.load(Ordering::Relaxed) {
+        if self.control.stop.load(Ordering::Relaxed) {
             return false;
         }
         if let Some(end) = self.soft_end {

@@ -52,7 +52,7 @@ pub use eval::nnue::{
     FeatureSet, Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Networks, Provenance,
 };
 pub use levels::{Level, LevelLimits};
-pub use limits::Limits;
+pub use limits::{Alone, Control, Limits, Share};
 pub use puzzles::{
     DEFAULT_PUZZLE_NODES, DEFAULT_SOLVER_MOVES, MATERIAL_GAIN, MAX_SOLVER_MOVES, MinedPuzzles,
     Puzzle, PuzzleBudget, PuzzleGoal, Theme, find_puzzles,

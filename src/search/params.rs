@@ -45,6 +45,12 @@ pub const UNUSED_TIME_PERMILLE: u32 = 100;
 /// last (the ratio of the last two, clamped).
 pub const ITERATION_GROWTH_MIN: f64 = 1.5;
 pub const ITERATION_GROWTH_MAX: f64 = 6.0;
+/// A search whose node bound would end it within its time at this speed (a
+/// busy core's, a quarter of an idle one's), or whose depth bound is at most
+/// this many plies, is one that depth or nodes end: it gets a table of its
+/// own, so that it is repeatable (`Limits::ends_by_time`).
+pub const REPEATABLE_NODES_PER_SECOND: u64 = 250_000;
+pub const REPEATABLE_DEPTH: u32 = 12;
 
 // ---------------------------------------------------------------- move ordering
 

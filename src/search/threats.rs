@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::limits::{Clock, Limits};
+use super::limits::{Clock, Control, Limits};
 use crate::rules::{Game, Move, PlayedMove, Side, Square, Status};
 
 /// The tactical picture; every list empty once the game is over.
@@ -33,13 +33,17 @@ pub struct Threats {
 /// square, then to square; pieces by square.
 #[must_use]
 pub fn threats(game: &Game) -> Threats {
-    threats_until(game, None, &AtomicBool::new(false)).unwrap_or_default()
+    threats_until(game, None, Control::new(&AtomicBool::new(false))).unwrap_or_default()
 }
 
 /// [`threats`], given up (`None`) once `deadline` passes or `stop` is set
 /// (from any thread) before the double threats are proven.
 #[must_use]
-pub fn threats_until(game: &Game, deadline: Option<Instant>, stop: &AtomicBool) -> Option<Threats> {
+pub fn threats_until(
+    game: &Game,
+    deadline: Option<Instant>,
+    control: Control<'_>,
+) -> Option<Threats> {
     if game.status().is_over() {
         return Some(Threats::default());
     }
@@ -48,7 +52,7 @@ pub fn threats_until(game: &Game, deadline: Option<Instant>, stop: &AtomicBool) 
             deadline,
             ..Limits::default()
         },
-        stop,
+        control,
     );
     let position = game.position();
     let side = position.side_to_move();
@@ -118,6 +122,7 @@ fn forces_win(game: &Game, mv: Move, side: Side, clock: &Clock<'_>) -> Option<bo
     let mut last_win: Option<Move> = None;
     let replies = after.position().legal_moves();
     for &reply in replies.iter() {
+        clock.take_turn();
         if clock.past_deadline() {
             return None;
         }

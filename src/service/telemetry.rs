@@ -79,6 +79,24 @@ pub fn otlp_endpoint(configured: Option<&str>) -> Option<String> {
         .filter(|endpoint| !endpoint.trim().is_empty())
 }
 
+/// What the logs show: `RUST_LOG` (`info` when unset or unreadable), except
+/// that the HTTP/2 library's warnings about a peer's misbehaviour show only
+/// when `RUST_LOG` names `h2` itself: it writes one for every connection a
+/// rapid-reset flood opens (thousands a minute), and the server has already
+/// answered each with GOAWAY.
+fn log_filter(rust_log: Option<&str>) -> tracing_subscriber::EnvFilter {
+    let directives = rust_log.unwrap_or("info");
+    let filter = tracing_subscriber::EnvFilter::try_new(directives)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let names_h2 = directives
+        .split(',')
+        .any(|directive| directive.trim_start().starts_with("h2"));
+    match "h2=error".parse() {
+        Ok(quiet_h2) if !names_h2 => filter.add_directive(quiet_h2),
+        _ => filter,
+    }
+}
+
 /// Installs the global subscriber: readable logs on stderr (filtered by
 /// `RUST_LOG`, `info` by default) and, with an endpoint, OTLP/gRPC export
 /// of the service's spans whatever `RUST_LOG` says (batched) and of metrics
@@ -88,8 +106,7 @@ pub fn otlp_endpoint(configured: Option<&str>) -> Option<String> {
 /// # Errors
 /// The endpoint is malformed, or a global subscriber exists already.
 pub fn init(endpoint: Option<&str>) -> Result<Telemetry, TelemetryError> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     // Colours only for a person at a terminal, not for a log collector.
     // RUST_LOG filters the logs only: quieter logs must not cost the traces.
     let logs = tracing_subscriber::fmt::layer()

@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 
 use tafl::lab::real_games;
 use tafl::rules::{Game, Rules, Variant};
-use tafl::search::{Engine, EngineConfig, Limits, PuzzleBudget, find_puzzles};
+use tafl::search::{Control, Engine, EngineConfig, Limits, PuzzleBudget, find_puzzles};
 
 use crate::common::reference::{Board, Outcome, Side, Sq, parse_move};
 
@@ -196,8 +196,14 @@ fn mining_a_sample_game_again_finds_its_puzzle() {
         ..EngineConfig::default()
     });
     let budget = PuzzleBudget::new(&Limits::default(), 0);
-    let mined = find_puzzles(&engine, &start, &moves, &budget, &AtomicBool::new(false))
-        .expect("a legal game");
+    let mined = find_puzzles(
+        &engine,
+        &start,
+        &moves,
+        &budget,
+        Control::new(&AtomicBool::new(false)),
+    )
+    .expect("a legal game");
     let found = mined
         .puzzles
         .iter()

@@ -27,45 +27,66 @@ pub struct Clock {
 
 impl Clock {
     /// `<attacker-ms>[*] <defender-ms>[*] <overtime-s> <attacker-overtimes> <defender-overtimes>`;
-    /// `None` for an untimed game (a negative time).
+    /// `None` for an untimed game (a negative time). Every field is read, an untimed game's
+    /// too, so that no absurd word passes for a clock.
     ///
     /// # Errors
-    /// Text that is no clock, or a time above [`MAX_CLOCK`].
+    /// Text that is no clock (not five fields, a word that is no number), or a time above
+    /// [`MAX_CLOCK`].
     pub fn parse(args: &str) -> Result<Option<Clock>, String> {
         let words: Vec<&str> = args.split_whitespace().collect();
-        let [attackers, defenders, counts @ ..] = words.as_slice() else {
-            return Err("expected the attackers' and the defenders' times".to_owned());
+        let [
+            attackers,
+            defenders,
+            overtime,
+            attacker_overtimes,
+            defender_overtimes,
+        ] = words.as_slice()
+        else {
+            return Err(format!(
+                "expected five fields (<attackers-ms>[*] <defenders-ms>[*] <overtime-s> \
+                 <attackers-overtimes> <defenders-overtimes>), not {}",
+                words.len()
+            ));
         };
-        if attackers.starts_with('-') || defenders.starts_with('-') {
-            return Ok(None);
-        }
+        // A time, and whether it is an overtime period's; `None` for a negative one.
         let time = |word: &str| {
             let millis = word.trim_end_matches('*');
-            let time = millis
+            let (digits, negative) = match millis.strip_prefix('-') {
+                Some(digits) => (digits, true),
+                None => (millis, false),
+            };
+            let time = digits
                 .parse()
                 .map(Duration::from_millis)
                 .map_err(|_| format!("{word:?} is not a time in milliseconds"))?;
             if time > MAX_CLOCK {
                 return Err(format!("{millis} ms is more than a day"));
             }
-            Ok((time, millis.len() < word.len()))
+            Ok((!negative).then_some((time, millis.len() < word.len())))
         };
-        let count = |index: usize| {
-            counts.get(index).map_or(Ok(0), |word| {
-                word.parse::<u64>()
-                    .map_err(|_| format!("{word:?} is not a count"))
-            })
+        let count = |word: &str| {
+            word.parse::<u64>()
+                .map_err(|_| format!("{word:?} is not a count"))
         };
-        let (attackers, attackers_overtime) = time(attackers)?;
-        let (defenders, defenders_overtime) = time(defenders)?;
-        let overtime = Duration::from_secs(count(0)?);
+        let (attackers, defenders) = (time(attackers)?, time(defenders)?);
+        let overtime = Duration::from_secs(count(overtime)?);
         if overtime > MAX_CLOCK {
             return Err(format!(
                 "{} s of overtime is more than a day",
                 overtime.as_secs()
             ));
         }
-        let overtimes = |index| count(index).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let overtimes = |word| count(word).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let (attacker_overtimes, defender_overtimes) = (
+            overtimes(attacker_overtimes)?,
+            overtimes(defender_overtimes)?,
+        );
+        let (Some((attackers, attackers_overtime)), Some((defenders, defenders_overtime))) =
+            (attackers, defenders)
+        else {
+            return Ok(None);
+        };
         Ok(Some(Clock {
             left: BySide {
                 attackers,
@@ -77,8 +98,8 @@ impl Clock {
             },
             overtime,
             overtimes: BySide {
-                attackers: overtimes(1)?,
-                defenders: overtimes(2)?,
+                attackers: attacker_overtimes,
+                defenders: defender_overtimes,
             },
         }))
     }
@@ -165,6 +186,22 @@ mod tests {
         assert!(Clock::parse("60000 60000 18446744073709551615 1 1").is_err());
         // A day is the most.
         assert!(Clock::parse("86400000 86400000* 86400 1 1").is_ok());
+        // An untimed game's fields are read too: an absurd one is no clock.
+        assert_eq!(
+            Clock::parse("99999999999999999999999 -5 0 0 0"),
+            Err("\"99999999999999999999999\" is not a time in milliseconds".to_owned())
+        );
+        assert!(Clock::parse("-5 -5 zero 0 0").is_err());
+        // Five fields, no fewer and no more.
+        assert_eq!(
+            Clock::parse("1000 1000 0 0"),
+            Err(
+                "expected five fields (<attackers-ms>[*] <defenders-ms>[*] <overtime-s> \
+                 <attackers-overtimes> <defenders-overtimes>), not 4"
+                    .to_owned()
+            )
+        );
+        assert!(Clock::parse("1000 1000 0 0 0 0").is_err());
     }
 
     #[test]

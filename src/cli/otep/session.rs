@@ -6,7 +6,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use tafl::rules::{Game, Move, Side, Status};
-use tafl::search::{Engine, Level, Limits, MAX_LINES, Score};
+use tafl::search::{Control, Engine, Level, Limits, MAX_LINES, Score};
 
 use super::clock::{Clock, MAX_CLOCK};
 use super::hosted_game::HostedGame;
@@ -315,7 +315,13 @@ impl Session {
         let lines = (fixed.len() + 1).min(MAX_LINES);
         let analysed = self
             .engine
-            .analyse(game, limits, lines, &AtomicBool::new(false), |_| {})
+            .analyse(
+                game,
+                limits,
+                lines,
+                Control::new(&AtomicBool::new(false)),
+                |_| {},
+            )
             .map(|update| update.lines)
             .unwrap_or_default();
         let is_fixed = |mv: Move| fixed.iter().any(|&(fixed, _)| fixed == mv);
@@ -379,20 +385,26 @@ impl Session {
     /// `finish <code>`: the game is over; says so if the engine judges it
     /// otherwise. OpenTafl may send it again (on quitting, after a
     /// resignation): only the first, while there is a game, is answered.
+    /// When OpenTafl's own player ends the game with its move, OpenTafl
+    /// never sends that move: a game still going here agrees if one of the
+    /// moves of the side to move ends it as OpenTafl says.
     fn finished(&mut self, code: &str) -> Reply {
         self.settle_proposal();
         let Some(hosted) = self.game.take() else {
             return Reply::Nothing;
         };
-        let (expected, agrees) = match (code.trim(), hosted.status) {
-            ("1", status) => ("a draw", matches!(status, Status::Drawn { .. })),
-            ("2", status) => (
-                "an attackers' win",
-                status.winner() == Some(Side::Attackers),
-            ),
-            ("3", status) => ("a defenders' win", status.winner() == Some(Side::Defenders)),
+        let (expected, judged): (&str, fn(Status) -> bool) = match code.trim() {
+            "1" => ("a draw", |status| matches!(status, Status::Drawn { .. })),
+            "2" => ("an attackers' win", |status| {
+                status.winner() == Some(Side::Attackers)
+            }),
+            "3" => ("a defenders' win", |status| {
+                status.winner() == Some(Side::Defenders)
+            }),
             _ => return Reply::Nothing,
         };
+        let agrees = judged(hosted.status)
+            || (hosted.status == Status::Ongoing && hosted.some_move_ends(judged));
         if agrees {
             Reply::Nothing
         } else {

@@ -22,7 +22,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tafl::lab::GameRecord;
 use tafl::rules::{Game, Move, Variant};
-use tafl::search::{Engine, EngineConfig, Limits, Puzzle, PuzzleBudget, find_puzzles};
+use tafl::search::{Control, Engine, EngineConfig, Limits, Puzzle, PuzzleBudget, find_puzzles};
 
 use super::VariantArgs;
 
@@ -111,7 +111,13 @@ pub fn run(args: &PuzzlesArgs) -> anyhow::Result<()> {
             scope.spawn(move || {
                 while let Some(game) = to_mine.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let stop = AtomicBool::new(false);
-                    let mined = find_puzzles(engine, &game.start, &game.moves, budget, &stop);
+                    let mined = find_puzzles(
+                        engine,
+                        &game.start,
+                        &game.moves,
+                        budget,
+                        Control::new(&stop),
+                    );
                     if sender.send((game.id.as_str(), mined)).is_err() {
                         break;
                     }

@@ -14,7 +14,8 @@ use anyhow::{Context, bail};
 use tafl::lab::{GameRecord, RecordedResult};
 use tafl::rules::{Game, Move, MoveText, Rules, Side, Variant};
 use tafl::search::{
-    Engine, EngineConfig, Level, Limits, MoveClass, PlyReview, Review, ReviewBudget, ReviewSummary,
+    Control, Engine, EngineConfig, Level, Limits, MoveClass, PlyReview, Review, ReviewBudget,
+    ReviewSummary,
 };
 
 use super::VariantArgs;
@@ -90,7 +91,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     while !review.is_finished() {
-        if let Some(ply) = review.step(&engine, &stop)? {
+        if let Some(ply) = review.step(&engine, Control::new(&stop))? {
             println!("{}", annotation(&ply, first_mover));
         }
     }

@@ -4,11 +4,9 @@
 //! sieve (the proof decides), and it also says how deep the engine had to
 //! look before it chose each move, which the rating uses.
 
-use std::sync::atomic::AtomicBool;
-
 use super::goal::{MATERIAL_GAIN, PuzzleGoal};
 use crate::rules::{Game, Move, Position};
-use crate::search::{Engine, Limits};
+use crate::search::{Control, Engine, Limits};
 
 /// What the engine's search of one position found.
 #[derive(Clone, Debug)]
@@ -40,10 +38,10 @@ pub(super) fn screen(
     game: &Game,
     limits: &Limits,
     solver_moves: u32,
-    stop: &AtomicBool,
+    control: Control<'_>,
 ) -> Option<Screened> {
     let mut choices = Vec::new();
-    let last = engine.analyse(game, limits, 1, stop, |update| {
+    let last = engine.analyse(game, limits, 1, control, |update| {
         if let Some(&first) = update.lines.first().and_then(|line| line.pv.first()) {
             choices.push(first);
         }

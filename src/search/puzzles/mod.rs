@@ -21,14 +21,14 @@ mod rating;
 mod selection;
 mod themes;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use self::candidates::screen;
 use self::goal::Aim;
 use self::proof::{Cut, Prover};
 use self::rating::{Difficulty, plausible_moves, rating};
-use super::{Engine, Limits};
+use super::{Control, Engine, Limits};
 use crate::rules::{Game, GameError, Move, PlayedMove, Position, Side};
 
 pub use self::goal::{MATERIAL_GAIN, PuzzleGoal};
@@ -135,13 +135,13 @@ pub fn find_puzzles(
     start: &Game,
     plies: &[Move],
     budget: &PuzzleBudget,
-    stop: &AtomicBool,
+    control: Control<'_>,
 ) -> Result<MinedPuzzles, GameError> {
     let mut game = start.clone();
     let mut found = Vec::new();
     let mut mined = MinedPuzzles::default();
     for (index, &played) in plies.iter().enumerate() {
-        match mine_position(engine, &game, index, played, budget, stop) {
+        match mine_position(engine, &game, index, played, budget, control) {
             Ok(puzzle) => found.extend(puzzle),
             Err(Stopped) => {
                 mined.partial = true;
@@ -163,12 +163,13 @@ fn mine_position(
     index: usize,
     played: Move,
     budget: &PuzzleBudget,
-    stop: &AtomicBool,
+    control: Control<'_>,
 ) -> Result<Option<Puzzle>, Stopped> {
     let deadline = budget.limits.deadline;
-    let stopped =
-        || stop.load(Ordering::Relaxed) || deadline.is_some_and(|end| Instant::now() >= end);
-    let screened = screen(engine, game, &budget.limits, budget.solver_moves, stop);
+    let stopped = || {
+        control.stop.load(Ordering::Relaxed) || deadline.is_some_and(|end| Instant::now() >= end)
+    };
+    let screened = screen(engine, game, &budget.limits, budget.solver_moves, control);
     if stopped() {
         return Err(Stopped);
     }
@@ -180,7 +181,7 @@ fn mine_position(
     };
     let start = *game.position();
     let solver = start.side_to_move();
-    let mut prover = Prover::new(Aim { goal, solver }, PROOF_NODES, stop, deadline);
+    let mut prover = Prover::new(Aim { goal, solver }, PROOF_NODES, control, deadline);
     let solution = match prove(&mut prover, &start, budget.solver_moves) {
         Ok(Some(solution)) => solution,
         Ok(None) | Err(Cut::OutOfNodes) => return Ok(None),

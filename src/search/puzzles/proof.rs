@@ -10,12 +10,12 @@
 //! solver's killer). Positions are played without a game's history, as the
 //! puzzle will be (see `goal.rs`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::goal::{Aim, PuzzleGoal};
 use crate::rules::{Move, MoveList, Position};
-use crate::search::evaluate;
+use crate::search::{Control, evaluate};
 
 /// The most solver moves a proof looks at (and so a puzzle may ask for).
 pub const MAX_SOLVER_MOVES: u32 = 4;
@@ -38,7 +38,7 @@ pub(super) struct Prover<'a> {
     /// Positions played so far.
     pub nodes: u64,
     max_nodes: u64,
-    stop: &'a AtomicBool,
+    control: Control<'a>,
     deadline: Option<Instant>,
     next_check: u64,
     /// By solver moves left: the move that last forced the goal there.
@@ -51,14 +51,14 @@ impl<'a> Prover<'a> {
     pub fn new(
         aim: Aim,
         max_nodes: u64,
-        stop: &'a AtomicBool,
+        control: Control<'a>,
         deadline: Option<Instant>,
     ) -> Prover<'a> {
         Prover {
             aim,
             nodes: 0,
             max_nodes,
-            stop,
+            control,
             deadline,
             next_check: CHECK_EVERY,
             forcing: [None; MAX_SOLVER_MOVES as usize + 1],
@@ -79,8 +79,12 @@ impl<'a> Prover<'a> {
         }
         if self.nodes >= self.next_check {
             self.next_check = self.nodes + CHECK_EVERY;
+            // The processor's other searches have their turns here too.
+            self.control
+                .share
+                .take_turn(self.deadline, self.control.stop);
             let late = self.deadline.is_some_and(|end| Instant::now() >= end);
-            if late || self.stop.load(Ordering::Relaxed) {
+            if late || self.control.stop.load(Ordering::Relaxed) {
                 return Err(Cut::Stopped);
             }
         }
@@ -286,6 +290,7 @@ fn first_if_legal(first: Option<Move>, moves: &MoveList) -> impl Iterator<Item =
 mod tests {
     use super::*;
     use crate::rules::{PositionText, Rules, Side, Variant};
+    use std::sync::atomic::AtomicBool;
 
     /// The king alone on e5, attackers on c5, g5, i9 and b9 (and e7 when `barred_up`):
     /// e5-e1 opens a1 and k1 at once; without e7, e5-e11 opens a11 and k11 as well.
@@ -304,7 +309,7 @@ mod tests {
             goal: PuzzleGoal::KingEscapes,
             solver: Side::Defenders,
         };
-        Prover::new(aim, 10_000_000, stop, None)
+        Prover::new(aim, 10_000_000, Control::new(stop), None)
     }
 
     #[test]
@@ -343,10 +348,10 @@ mod tests {
         let stop = AtomicBool::new(false);
         let aim = prover(&stop).aim();
         let start = double_threat(true);
-        let mut starved = Prover::new(aim, 50, &stop, None);
+        let mut starved = Prover::new(aim, 50, Control::new(&stop), None);
         assert_eq!(starved.shortest(&start, 0, 3), Err(Cut::OutOfNodes));
         let raised = AtomicBool::new(true);
-        let mut stopped = Prover::new(aim, u64::MAX, &raised, None);
+        let mut stopped = Prover::new(aim, u64::MAX, Control::new(&raised), None);
         assert_eq!(stopped.forcing_moves(&start, 0, 3), Err(Cut::Stopped));
     }
 }

@@ -11,14 +11,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::search::{self, MAX_SOLVER_MOVES, MinedPuzzles, Puzzle, PuzzleBudget, PuzzleGoal};
+use crate::search::{
+    self, Control, MAX_SOLVER_MOVES, MinedPuzzles, Puzzle, PuzzleBudget, PuzzleGoal,
+};
 use crate::service::exec::Work;
 
 use super::call::Call;
 use super::caps::puzzle_budget;
 use super::convert;
 use super::replay::record_game;
-use super::run_search::StopOnDrop;
+use super::run_search::{StopOnDrop, record_usage};
 use super::state::State;
 use super::validate_game::accepted_plies;
 use crate::service::error::{Reason, ServiceError};
@@ -27,7 +29,7 @@ use crate::service::pb;
 #[tracing::instrument(
     name = "FindPuzzles",
     skip_all,
-    fields(variant, board_size, ply, puzzles, partial)
+    fields(variant, board_size, ply, puzzles, partial, wait_ms, cpu_ms)
 )]
 pub(super) async fn handle(
     state: Arc<State>,
@@ -84,13 +86,15 @@ async fn mine(
     let stop = StopOnDrop::default();
     let stop_flag = stop.flag();
     let moves: Vec<_> = judged.plies.iter().map(|played| played.played).collect();
-    state
+    let (mined, usage) = state
         .pool
-        .run(admission, stop.flag(), move || {
-            search::find_puzzles(&worker.engine, &judged.start, &moves, &budget, &stop_flag)
+        .run(admission, stop.flag(), move |turn| {
+            let control = Control::new(&stop_flag).sharing(turn);
+            search::find_puzzles(&worker.engine, &judged.start, &moves, &budget, control)
         })
-        .await?
-        .map_err(|error| ServiceError::Internal(format!("a judged ply was refused: {error}")))
+        .await?;
+    record_usage(&usage);
+    mined.map_err(|error| ServiceError::Internal(format!("a judged ply was refused: {error}")))
 }
 
 fn goal_to_proto(goal: PuzzleGoal) -> pb::PuzzleGoal {

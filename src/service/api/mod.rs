@@ -5,7 +5,6 @@
 //! and converts back; one responder maps every result to the wire
 //! (`service/error.rs` maps the errors).
 
-mod active_reviews;
 mod analyze;
 mod apply_move;
 mod call;

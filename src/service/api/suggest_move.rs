@@ -14,7 +14,9 @@ use crate::service::pb;
 #[tracing::instrument(
     name = "SuggestMove",
     skip_all,
-    fields(variant, board_size, ply, level, depth, nodes, best_move)
+    fields(
+        variant, board_size, ply, level, depth, nodes, best_move, wait_ms, cpu_ms
+    )
 )]
 pub(super) async fn handle(
     state: Arc<State>,
