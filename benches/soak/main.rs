@@ -1,5 +1,5 @@
-//! Soak: the release binary under every attack of issues "Hardened" and
-//! "Fair share" at once, beside normal traffic, for 60 s (`SOAK_SECS` to
+//! Soak: the release binary under every attack on its bounds and its fair
+//! share at once, beside normal traffic, for 60 s (`SOAK_SECS` to
 //! change it):
 //!
 //! - normal: 4 clients calling LegalMoves / ApplyMove on a real 60-ply game
@@ -14,7 +14,7 @@
 //!   keeping 6 Threats each on a costly position going, and one connection
 //!   holding 2 Analyze streams without limits (again whenever they end).
 //!
-//! Then, beside the same normal traffic, the attacks of issue 42 on the
+//! Then, beside the same normal traffic, the attacks on the
 //! sharing of the processor, one after another (`sharing.rs`).
 //!
 //! Prints peak RSS, cheap-call and health p50/p99, searches answered and

@@ -1,4 +1,4 @@
-//! The soak's second part: the attacks of issue 42 on the processor's
+//! The soak's second part: the attacks on the processor's
 //! sharing, one after another, each beside the normal traffic, with the
 //! victim measured alone first in the same run:
 //!
