@@ -3,7 +3,12 @@
 use std::fmt;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
+use arrayvec::ArrayVec;
+
 use super::square::{MAX_BOARD_SIZE, Square};
+
+/// The squares of the widest board: as many as a set can hold.
+const MAX_SQUARES: usize = MAX_BOARD_SIZE as usize * MAX_BOARD_SIZE as usize;
 
 /// A set of squares of a board up to 13×13.
 ///
@@ -105,9 +110,28 @@ impl Bitboard {
 
     /// The squares in the service's order: by file, then rank.
     pub fn iter(self) -> impl Iterator<Item = Square> {
-        (0..MAX_BOARD_SIZE)
-            .flat_map(|file| (0..MAX_BOARD_SIZE).filter_map(move |rank| Square::new(file, rank)))
-            .filter(move |&square| self.contains(square))
+        // Taken in bit order and sorted: a set is a few squares (a move's
+        // captures, often none), so this beats testing all 169.
+        let mut squares: ArrayVec<Square, MAX_SQUARES> = self
+            .squares()
+            .filter(|square| square.file() < MAX_BOARD_SIZE && square.rank() < MAX_BOARD_SIZE)
+            .collect();
+        squares.sort_unstable();
+        squares.into_iter()
+    }
+
+    /// Writes the squares as the capture list of a move does: `e5/f5`.
+    ///
+    /// # Errors
+    /// Only those of `out`; a `String` has none.
+    pub fn write_squares<W: fmt::Write>(self, out: &mut W) -> fmt::Result {
+        for (i, square) in self.iter().enumerate() {
+            if i > 0 {
+                out.write_char('/')?;
+            }
+            square.write_name(out)?;
+        }
+        Ok(())
     }
 
     /// The squares in bit order (by rank, then file): the fast way round.
@@ -410,13 +434,7 @@ impl fmt::Debug for Bitboard {
 /// Lists the squares as the capture list of a move does: `e5/f5`.
 impl fmt::Display for Bitboard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, square) in self.iter().enumerate() {
-            if i > 0 {
-                f.write_str("/")?;
-            }
-            write!(f, "{square}")?;
-        }
-        Ok(())
+        self.write_squares(f)
     }
 }
 
