@@ -3,12 +3,7 @@
 use std::fmt;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
-use arrayvec::ArrayVec;
-
-use super::square::{MAX_BOARD_SIZE, Square};
-
-/// The squares of the widest board: as many as a set can hold.
-const MAX_SQUARES: usize = MAX_BOARD_SIZE as usize * MAX_BOARD_SIZE as usize;
+use super::square::Square;
 
 /// A set of squares of a board up to 13×13.
 ///
@@ -110,14 +105,7 @@ impl Bitboard {
 
     /// The squares in the service's order: by file, then rank.
     pub fn iter(self) -> impl Iterator<Item = Square> {
-        // Taken in bit order and sorted: a set is a few squares (a move's
-        // captures, often none), so this beats testing all 169.
-        let mut squares: ArrayVec<Square, MAX_SQUARES> = self
-            .squares()
-            .filter(|square| square.file() < MAX_BOARD_SIZE && square.rank() < MAX_BOARD_SIZE)
-            .collect();
-        squares.sort_unstable();
-        squares.into_iter()
+        ByFile(self & WIDEST_BOARD)
     }
 
     /// Writes the squares as the capture list of a move does: `e5/f5`.
@@ -370,6 +358,40 @@ impl Bitboard {
 }
 
 /// The squares of a [`Bitboard`] in bit order.
+/// Every square of a 13×13 board: files and ranks 0 to 12.
+const WIDEST_BOARD: Bitboard = Bitboard([
+    0x1fff_1fff_1fff_1fff,
+    0x1fff_1fff_1fff_1fff,
+    0x1fff_1fff_1fff_1fff,
+    0x1fff,
+]);
+
+/// The squares of a set by file, then rank: [`Bitboard::iter`]. Each step
+/// finds the lowest file, then its lowest rank, a few word operations with
+/// no sorting: a set is a move's captures (mostly none) or a side's pieces.
+struct ByFile(Bitboard);
+
+impl Iterator for ByFile {
+    type Item = Square;
+
+    fn next(&mut self) -> Option<Square> {
+        let words = &mut self.0.0;
+        // Every rank's lane folded onto one: the files that hold a square.
+        let lanes = words[0] | words[1] | words[2] | words[3];
+        let files = (lanes | lanes >> 16 | lanes >> 32 | lanes >> 48) & 0xffff;
+        if files == 0 {
+            return None;
+        }
+        // The lowest file's bit in every lane: the first word holding one
+        // holds its lowest rank.
+        let column = 0x0001_0001_0001_0001_u64 << files.trailing_zeros();
+        let word = words.iter().position(|&word| word & column != 0)?;
+        let bit = (words[word] & column).trailing_zeros();
+        words[word] ^= 1 << bit;
+        Some(Square::from_index(word as u32 * 64 + bit))
+    }
+}
+
 pub(crate) struct Squares {
     words: [u64; 4],
     word: usize,

@@ -401,18 +401,7 @@ pub fn played_to_proto(played: &PlayedMove) -> pb::Move {
 /// given), each previewed, sorted by from square then to square; none once
 /// the game is over.
 pub fn legal_moves_to_proto(game: &Game, square: Option<Square>) -> Vec<pb::Move> {
-    if game.status().is_over() {
-        return Vec::new();
-    }
-    let position = game.position();
-    let mut moves = match square {
-        Some(square) => position.legal_moves_from(square),
-        None => position.legal_moves(),
-    };
-    moves.sort_unstable_by_key(|mv| (mv.from, mv.to));
-    moves
-        .iter()
-        .filter_map(|&mv| game.preview(mv).ok())
+    game.previewed_moves(square)
         .map(|played| played_to_proto(&played))
         .collect()
 }
