@@ -20,8 +20,8 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -220,7 +220,10 @@ impl LogWriter {
                     let Some(gathered) = gathered.upgrade() else {
                         return;
                     };
-                    write_out(&mut gathered.lock().unwrap_or_else(PoisonError::into_inner), &[]);
+                    write_out(
+                        &mut gathered.lock().unwrap_or_else(PoisonError::into_inner),
+                        &[],
+                    );
                 }
             })?;
         Ok(writer)
