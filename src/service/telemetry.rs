@@ -220,19 +220,18 @@ impl LogWriter {
                     let Some(gathered) = gathered.upgrade() else {
                         return;
                     };
-                    write_out(
-                        &mut gathered.lock().unwrap_or_else(PoisonError::into_inner),
-                        &[],
-                    );
+                    LogWriter { gathered }.write_gathered();
                 }
             })?;
         Ok(writer)
     }
 
-    /// Writes the gathered lines out.
+    /// Writes the gathered lines out, if there are any.
     fn write_gathered(&self) {
         let mut gathered = self.gathered.lock().unwrap_or_else(PoisonError::into_inner);
-        write_out(&mut gathered, &[]);
+        if !gathered.is_empty() {
+            write_out(&mut gathered, &[]);
+        }
     }
 }
 
