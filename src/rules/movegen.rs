@@ -69,24 +69,24 @@ impl Position {
     /// rank. Listed in that order rather than sorted after.
     #[must_use]
     pub fn legal_moves_by_file(&self) -> MoveList {
-        let mut moves = MoveList::new();
-        if self.status.is_over() {
-            return moves;
-        }
-        let occupied = self.occupied();
-        for from in self.pieces(self.side_to_move).iter() {
-            self.push_moves_by_file(from, occupied, &mut moves);
-        }
-        moves
+        self.moves_by_file(self.pieces(self.side_to_move))
     }
 
     /// The legal moves of the piece on `from`, if it belongs to the side to
     /// move and the game goes on, by the square moved to's file, then rank.
     #[must_use]
     pub fn legal_moves_from(&self, from: Square) -> MoveList {
+        self.moves_by_file(self.pieces(self.side_to_move) & Bitboard::from_square(from))
+    }
+
+    /// The legal moves of `pieces`, the side to move's, in the service's order.
+    fn moves_by_file(&self, pieces: Bitboard) -> MoveList {
         let mut moves = MoveList::new();
-        if !self.status.is_over() && self.pieces(self.side_to_move).contains(from) {
-            self.push_moves_by_file(from, self.occupied(), &mut moves);
+        if !self.status.is_over() {
+            let occupied = self.occupied();
+            for from in pieces.iter() {
+                self.push_moves_by_file(from, occupied, &mut moves);
+            }
         }
         moves
     }
