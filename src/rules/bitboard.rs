@@ -357,7 +357,6 @@ impl Bitboard {
     }
 }
 
-/// The squares of a [`Bitboard`] in bit order.
 /// Every square of a 13×13 board: files and ranks 0 to 12.
 const WIDEST_BOARD: Bitboard = Bitboard([
     0x1fff_1fff_1fff_1fff,
@@ -392,6 +391,7 @@ impl Iterator for ByFile {
     }
 }
 
+/// The squares of a [`Bitboard`] in bit order.
 pub(crate) struct Squares {
     words: [u64; 4],
     word: usize,
@@ -474,6 +474,30 @@ mod tests {
                 return region;
             }
             region = grown;
+        }
+    }
+
+    #[test]
+    fn iter_lists_any_set_by_file_then_rank_and_nothing_off_the_widest_board() {
+        let mut state = 11u64;
+        for density in [0, 2, 10, 50, 100] {
+            for _ in 0..200 {
+                let mut words = [0u64; 4];
+                for word in &mut words {
+                    for bit in 0..64 {
+                        state = splitmix(state);
+                        if state % 100 < density {
+                            *word |= 1 << bit;
+                        }
+                    }
+                }
+                let set = Bitboard(words);
+                let by_file: Vec<Square> = (0..13)
+                    .flat_map(|file| (0..13).filter_map(move |rank| Square::new(file, rank)))
+                    .filter(|&square| set.contains(square))
+                    .collect();
+                assert_eq!(set.iter().collect::<Vec<_>>(), by_file, "{set:?}");
+            }
         }
     }
 
