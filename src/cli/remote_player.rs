@@ -12,7 +12,7 @@ use std::error::Error;
 use std::time::Duration;
 
 use tafl::lab::matchplay::{Contestant, NoMove, Player};
-use tafl::rules::{Game, Move, Rules, Square, Variant};
+use tafl::rules::{Game, Move, Square, Variant};
 use tafl::service::pb;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tokio::runtime::Runtime;
@@ -85,7 +85,7 @@ impl RemotePlayer {
                 .movetime
                 .map_or(UNTIMED_PATIENCE, |movetime| movetime + ANSWER_MARGIN),
             player,
-            variant: variant_to_proto(variant),
+            variant: pb::Variant::from(variant),
         })
     }
 
@@ -152,19 +152,6 @@ impl Contestant for RemotePlayer {
     }
 }
 
-/// The variant as the proto names it.
-fn variant_to_proto(variant: Variant) -> pb::Variant {
-    let rules = match variant.rules {
-        Rules::Copenhagen => pb::Rules::Copenhagen,
-        Rules::Fetlar => pb::Rules::Fetlar,
-        Rules::Tablut => pb::Rules::Tablut,
-    };
-    pb::Variant {
-        rules: rules.into(),
-        board_size: u32::from(variant.size.get()),
-    }
-}
-
 /// `: ` and the deepest cause of `error`, if it has one: the words that say
 /// what went wrong (a transport error's own text is only "transport error").
 fn root_cause(error: &(dyn Error + 'static)) -> String {
@@ -185,6 +172,7 @@ mod tests {
     use crate::cli::VariantArgs;
     use crate::cli::matchplay::{MatchArgs, OpeningKind, run};
     use std::net::SocketAddr;
+    use tafl::rules::Rules;
     use tafl::search::Level;
     use tafl::service::{Config, ExecConfig, Server, TransportConfig};
 

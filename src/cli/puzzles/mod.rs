@@ -16,15 +16,15 @@ use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tafl::lab::GameRecord;
 use tafl::rules::{Game, Move, Variant};
-use tafl::search::{Control, Engine, EngineConfig, Limits, Puzzle, PuzzleBudget, find_puzzles};
+use tafl::search::{Control, Engine, EngineConfig, Puzzle, PuzzleBudget, find_puzzles};
 
-use super::VariantArgs;
+use super::{PositionSearchArgs, VariantArgs};
 
 /// `tafl puzzles` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -39,17 +39,8 @@ pub struct PuzzlesArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Each position's search: at most this many nodes (none of --nodes, --depth and
-    /// --time-ms: 5,000).
-    #[arg(long)]
-    pub nodes: Option<u64>,
-    /// Each position's search: at most this many plies.
-    #[arg(long)]
-    pub depth: Option<u32>,
-    /// Each position's search: at most this long (the puzzles are then no longer the same
-    /// every time).
-    #[arg(long)]
-    pub time_ms: Option<u64>,
+    #[command(flatten)]
+    pub search: PositionSearchArgs,
     /// The longest solution, in the solver's moves (1 to 4).
     #[arg(long, default_value_t = tafl::search::DEFAULT_SOLVER_MOVES,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(tafl::search::MAX_SOLVER_MOVES)))]
@@ -88,12 +79,7 @@ pub fn run(args: &PuzzlesArgs) -> anyhow::Result<()> {
         .iter()
         .filter(|game| !file.mined.contains(&game.id))
         .collect();
-    let limits = Limits {
-        max_depth: args.depth,
-        max_nodes: args.nodes,
-        max_time: args.time_ms.map(Duration::from_millis),
-        deadline: None,
-    };
+    let limits = args.search.limits();
     let budget = PuzzleBudget::new(&limits, args.max_moves);
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,

@@ -300,15 +300,17 @@ pub fn square_from_proto(text: &str, size: BoardSize) -> Result<Option<Square>, 
 }
 
 /// The variant as the proto names it.
-pub fn variant_to_proto(variant: Variant) -> pb::Variant {
-    let rules = match variant.rules {
-        Rules::Copenhagen => pb::Rules::Copenhagen,
-        Rules::Fetlar => pb::Rules::Fetlar,
-        Rules::Tablut => pb::Rules::Tablut,
-    };
-    pb::Variant {
-        rules: rules.into(),
-        board_size: u32::from(variant.size.get()),
+impl From<Variant> for pb::Variant {
+    fn from(variant: Variant) -> pb::Variant {
+        let rules = match variant.rules {
+            Rules::Copenhagen => pb::Rules::Copenhagen,
+            Rules::Fetlar => pb::Rules::Fetlar,
+            Rules::Tablut => pb::Rules::Tablut,
+        };
+        pb::Variant {
+            rules: rules.into(),
+            board_size: u32::from(variant.size.get()),
+        }
     }
 }
 

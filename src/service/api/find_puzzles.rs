@@ -107,7 +107,7 @@ fn goal_to_proto(goal: PuzzleGoal) -> pb::PuzzleGoal {
 
 fn puzzle_to_proto(puzzle: &Puzzle) -> pb::Puzzle {
     pb::Puzzle {
-        variant: Some(convert::variant_to_proto(puzzle.start.variant())),
+        variant: Some(pb::Variant::from(puzzle.start.variant())),
         start: puzzle.start.to_string(),
         source_ply: puzzle.source_ply as u32,
         solver: convert::side_to_proto(puzzle.solver).into(),
