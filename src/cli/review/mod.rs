@@ -69,7 +69,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
         max_depth: args.depth,
         max_nodes: args.nodes,
         max_time: args.time_ms.map(Duration::from_millis),
-        deadline: None,
+        ..Limits::default()
     };
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,

@@ -81,7 +81,7 @@ impl Contestant for EnginePlayer<'_> {
             max_depth: self.player.max_depth,
             max_nodes: self.player.max_nodes,
             max_time: self.player.movetime,
-            deadline: None,
+            ..Limits::default()
         };
         self.engine
             .search(game, &limits, self.player.level, seed)

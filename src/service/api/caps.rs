@@ -116,6 +116,7 @@ pub fn analysis_budget(
             max_nodes: Some(caps.nodes),
             max_time: Some(caps.time),
             deadline,
+            ..Limits::default()
         }
     };
     let work = search_work(WorkKind::Analysis, &limits, caps, 1);
@@ -223,6 +224,7 @@ fn capped_limits(
             time_cap,
         ))),
         deadline,
+        ..Limits::default()
     }
 }
 
