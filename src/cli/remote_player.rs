@@ -110,6 +110,7 @@ impl RemotePlayer {
             limits: bounded.then_some(limits),
             level: player.level.get(),
             seed,
+            clock: None,
         }
     }
 }
