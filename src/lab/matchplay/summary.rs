@@ -17,6 +17,9 @@ pub struct MatchSummary {
     /// Games lost by answering no move or an illegal one (counted in `games`).
     pub forfeits_by_a: u32,
     pub forfeits_by_b: u32,
+    /// Games lost on time (counted in `games`).
+    pub time_losses_by_a: u32,
+    pub time_losses_by_b: u32,
     /// Games a player gave no answer in: not scored, not in `games`.
     pub abandoned: u32,
 }
@@ -72,6 +75,14 @@ impl MatchSummary {
                     self.forfeits_by_a += 1;
                 } else {
                     self.forfeits_by_b += 1;
+                }
+                Some(loser.opponent())
+            }
+            Ending::OutOfTime { loser, .. } => {
+                if *loser == a_side {
+                    self.time_losses_by_a += 1;
+                } else {
+                    self.time_losses_by_b += 1;
                 }
                 Some(loser.opponent())
             }
