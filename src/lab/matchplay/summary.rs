@@ -70,20 +70,15 @@ impl MatchSummary {
             }
             Ending::Board(Status::Drawn { .. } | Status::Ongoing) => None,
             Ending::Board(Status::Won { winner, .. }) => Some(*winner),
-            Ending::Forfeit { loser, .. } => {
-                if *loser == a_side {
-                    self.forfeits_by_a += 1;
-                } else {
-                    self.forfeits_by_b += 1;
-                }
-                Some(loser.opponent())
-            }
-            Ending::OutOfTime { loser, .. } => {
-                if *loser == a_side {
-                    self.time_losses_by_a += 1;
-                } else {
-                    self.time_losses_by_b += 1;
-                }
+            Ending::Forfeit { loser, .. } | Ending::OutOfTime { loser, .. } => {
+                let on_time = matches!(ending, Ending::OutOfTime { .. });
+                let count = match (on_time, *loser == a_side) {
+                    (false, true) => &mut self.forfeits_by_a,
+                    (false, false) => &mut self.forfeits_by_b,
+                    (true, true) => &mut self.time_losses_by_a,
+                    (true, false) => &mut self.time_losses_by_b,
+                };
+                *count += 1;
                 Some(loser.opponent())
             }
         };
