@@ -1,7 +1,7 @@
 //! The published puzzles proven again, independently: a sample of the set
 //! `tafl puzzles` mined from the real games (tests/data/puzzles.csv, those of
 //! up to two solver moves) is checked by a plain brute-force search over the
-//! reference rules (tests/common/reference.rs), which shares no code with the
+//! reference rules (tests/common/reference/), which shares no code with the
 //! engine. Each solution replays legally, its last move reaches the goal,
 //! its first move forces the goal in that many moves whatever the replies,
 //! and no other first solver move does so as fast. Then the engine mines one
