@@ -92,7 +92,7 @@ pub fn run(args: &PuzzlesArgs) -> anyhow::Result<()> {
         max_depth: args.depth,
         max_nodes: args.nodes,
         max_time: args.time_ms.map(Duration::from_millis),
-        deadline: None,
+        ..Limits::default()
     };
     let budget = PuzzleBudget::new(&limits, args.max_moves);
     let engine = Engine::new(EngineConfig {
