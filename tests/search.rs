@@ -1,7 +1,8 @@
 //! The AI: tactics, legality on every variant, time limits, clocks, levels.
 //!
-    mod clock;
-    mod puzzles;
+//! This is the `search` test binary: the deadline check of timed searches,
+//! the searches on a game clock and the independent proof of the published
+//! puzzles are its modules in tests/search/.
 
 // The shared helpers (tests/common/), as `crate::common` for the modules below too.
 pub use common;
