@@ -77,6 +77,7 @@ fn timed_search(
         }),
         level: 10,
         seed,
+        clock: None,
     });
     if let Some(timeout) = timeout {
         request.set_timeout(timeout);

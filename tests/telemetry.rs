@@ -191,6 +191,7 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
                 }),
                 level: 5,
                 seed: 1,
+                clock: None,
             },
             suggest_trace,
             caller_span,

@@ -393,6 +393,7 @@ async fn normal_searches(
             limits: None,
             level: 5,
             seed,
+            clock: None,
         });
         request.set_timeout(Duration::from_secs(5));
         let answer = client.suggest_move(request).await;
@@ -446,6 +447,7 @@ async fn long_searches(
             }),
             level: 10,
             seed,
+            clock: None,
         });
         request.set_timeout(Duration::from_secs(10));
         let counters = [

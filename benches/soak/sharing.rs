@@ -117,6 +117,7 @@ async fn victim(addr: SocketAddr, setting: &'static str) -> Victim {
             limits: None,
             level: 5,
             seed,
+            clock: None,
         });
         request.set_timeout(Duration::from_secs(5));
         asked += 1;
@@ -155,6 +156,7 @@ async fn long_searches(addr: SocketAddr, connections: u64) -> JoinSet<()> {
                     }),
                     level: 10,
                     seed,
+                    clock: None,
                 };
                 if let Err(status) = client.suggest_move(request).await
                     && status.code() == Code::ResourceExhausted

@@ -133,6 +133,11 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_DEADLINE_MARGIN_PERCENT", default_value_t = defaults().caps.deadline_margin_percent, value_parser = between::<u32>(0, 100))]
     deadline_margin_percent: u32,
 
+    /// The time a move takes to reach a game clock (the network, the game server), taken off
+    /// every time a SuggestMove's clock gives its move (milliseconds).
+    #[arg(long, env = "TAFL_MOVE_OVERHEAD_MS", default_value_t = millis(defaults().caps.move_overhead), value_parser = between::<u64>(0, 60_000))]
+    move_overhead_ms: u64,
+
     /// On SIGINT/SIGTERM: how long health says NOT_SERVING while calls are still taken,
     /// so load balancers can drain this replica (milliseconds).
     #[arg(long, env = "TAFL_DRAIN_DELAY_MS", default_value_t = millis(defaults().shutdown.drain_delay), value_parser = between::<u64>(0, HOUR_MS))]
@@ -233,6 +238,7 @@ impl From<ServeArgs> for Config {
                 max_search_nodes: args.max_search_nodes,
                 deadline_margin: ms(args.deadline_margin_ms),
                 deadline_margin_percent: args.deadline_margin_percent,
+                move_overhead: ms(args.move_overhead_ms),
                 max_review_time: ms(args.max_review_time_ms),
             },
             exec: ExecConfig {

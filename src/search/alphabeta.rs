@@ -23,7 +23,7 @@ use super::eval::cache::ScoreCache;
 use super::eval::classic::{Mailbox, evaluate_board, index_of, square_of};
 use super::eval::nnue::{Accumulator, FeatureSet, HIDDEN};
 use super::eval::{Evaluator, network_score};
-use super::limits::Clock;
+use super::limits::Stopwatch;
 use super::ordering::{History, MovePicker};
 use super::params::*;
 use super::tt::{Bound, Entry, Sharing, Table, TableView};
@@ -77,7 +77,7 @@ struct PvLine {
 pub(crate) struct Searcher<'a> {
     table: TableView<'a>,
     history: &'a mut History,
-    pub clock: Clock<'a>,
+    pub clock: Stopwatch<'a>,
     pub nodes: u64,
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     pv: Box<[PvLine]>,
@@ -106,7 +106,7 @@ impl<'a> Searcher<'a> {
     pub fn new(
         workspace: &'a mut Workspace,
         shared: Option<TableView<'a>>,
-        clock: Clock<'a>,
+        clock: Stopwatch<'a>,
         game: &Game,
         evaluator: Evaluator<'a>,
         noise: i32,
@@ -193,7 +193,10 @@ impl<'a> Searcher<'a> {
             if score.abs() >= WIN_BOUND && WIN - score.abs() <= depth {
                 break;
             }
-            if !self.clock.may_start_iteration(depth as u32, self.nodes) {
+            if !self
+                .clock
+                .may_start_iteration(depth as u32, self.nodes, best_move, score)
+            {
                 break;
             }
             depth += 1;

@@ -98,8 +98,14 @@ impl Engine {
                     score >= WIN_BOUND && WIN - score <= depth
                 });
                 let nodes = searcher.nodes;
+                let best = &update.lines[0];
+                let (best_move, score) = (best.pv[0], best.score.as_i32());
                 last = Some(update);
-                if all_proven || !searcher.clock.may_start_iteration(depth as u32, nodes) {
+                if all_proven
+                    || !searcher
+                        .clock
+                        .may_start_iteration(depth as u32, nodes, best_move, score)
+                {
                     break;
                 }
             }

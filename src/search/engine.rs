@@ -13,7 +13,7 @@ use super::eval::Evaluator;
 use super::eval::classic::Weights;
 use super::eval::nnue::Networks;
 use super::levels::{Level, LevelLimits};
-use super::limits::{Clock, Control, Limits};
+use super::limits::{Control, Limits, Stopwatch};
 use super::score::Score;
 use super::tt::{Sharing, Table, TableView};
 use crate::rules::{Game, Move, Position, Status, Variant, splitmix};
@@ -191,10 +191,15 @@ impl Engine {
         if root.status().is_over() || game.status().is_over() {
             return None;
         }
+        let mut stopwatch = Stopwatch::new(setup.limits, setup.control);
+        // On a clock, a forced move is played at once.
+        if setup.limits.soft_time.is_some() && root.legal_moves().len() == 1 {
+            stopwatch.forced_move();
+        }
         search(&mut Searcher::new(
             workspace,
             shared,
-            Clock::new(setup.limits, setup.control),
+            stopwatch,
             game,
             self.evaluator(root.variant()),
             setup.noise,

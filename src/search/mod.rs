@@ -18,7 +18,9 @@
 //! engine, its configuration and reports, and the one place a search is set
 //! up), `score.rs` (the score every search reports), `alphabeta.rs` (the
 //! search), `tt.rs` (the table, and how it is shared), `ordering.rs` (move
-//! ordering and the history), `limits.rs` (what bounds a search),
+//! ordering and the history), `limits.rs` (what bounds a search, and the
+//! running search's stopwatch), `clock.rs` (a game clock and the time a move
+//! is given by it),
 //! `levels.rs` (what each level does), `params.rs` (every tunable number of
 //! the search), `analysis.rs` (multi-line analysis, one report per depth),
 //! `threats.rs` (the tactical picture: wins, threats, captures), `review/`
@@ -33,6 +35,7 @@
 
 mod alphabeta;
 mod analysis;
+mod clock;
 mod engine;
 pub(crate) mod eval;
 mod levels;
@@ -46,6 +49,7 @@ mod threats;
 mod tt;
 
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
+pub use clock::{Clock, TimeAllocation};
 pub use engine::{Engine, EngineConfig, SearchReport};
 pub use eval::classic::{Term, Weights, WeightsError, evaluate};
 pub use eval::nnue::{
@@ -53,6 +57,7 @@ pub use eval::nnue::{
 };
 pub use levels::{Level, LevelLimits};
 pub use limits::{Alone, Control, Limits, Share};
+pub use params::DEFAULT_MOVE_OVERHEAD;
 pub use puzzles::{
     DEFAULT_PUZZLE_NODES, DEFAULT_SOLVER_MOVES, MATERIAL_GAIN, MAX_SOLVER_MOVES, MinedPuzzles,
     Puzzle, PuzzleBudget, PuzzleGoal, Theme, find_puzzles,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::limits::{Clock, Control, Limits};
+use super::limits::{Control, Limits, Stopwatch};
 use crate::rules::{Game, Move, PlayedMove, Side, Square, Status};
 
 /// The tactical picture; every list empty once the game is over.
@@ -47,7 +47,7 @@ pub fn threats_until(
     if game.status().is_over() {
         return Some(Threats::default());
     }
-    let clock = Clock::new(
+    let clock = Stopwatch::new(
         &Limits {
             deadline,
             ..Limits::default()
@@ -113,7 +113,7 @@ fn by_captured_square(moves: &[PlayedMove]) -> Vec<(Square, Vec<PlayedMove>)> {
 /// side either lose at once or leave `side` a winning move? An exact
 /// three-ply search: every reply, and for each a win found or every move
 /// tried. `None` once the clock says stop.
-fn forces_win(game: &Game, mv: Move, side: Side, clock: &Clock<'_>) -> Option<bool> {
+fn forces_win(game: &Game, mv: Move, side: Side, clock: &Stopwatch<'_>) -> Option<bool> {
     let mut after = game.look_ahead();
     if after.play(mv).is_err() {
         return Some(false);

@@ -7,6 +7,8 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::search::DEFAULT_MOVE_OVERHEAD;
+
 /// Everything the server can be told.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
@@ -89,6 +91,9 @@ pub struct CapsConfig {
     pub deadline_margin: Duration,
     /// And this share of the deadline too (at most 250 ms).
     pub deadline_margin_percent: u32,
+    /// The time a move takes to reach a game clock (the network, the game server): taken off
+    /// every time a SuggestMove's clock gives its move.
+    pub move_overhead: Duration,
     /// Longest a game review or a game's puzzle mining may take, whatever its deadline: then it
     /// ends with what it has.
     pub max_review_time: Duration,
@@ -190,6 +195,7 @@ impl Default for CapsConfig {
             max_search_nodes: 200_000_000,
             deadline_margin: Duration::from_millis(10),
             deadline_margin_percent: 15,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
             max_review_time: Duration::from_secs(300),
         }
     }

@@ -133,6 +133,7 @@ async fn one_client_flooding_long_searches_does_not_starve_another() {
             limits: None,
             level: 3,
             seed,
+            clock: None,
         });
         request.set_timeout(SHORT_TIMEOUT);
         let started = Instant::now();

@@ -29,6 +29,7 @@ fn level_5_move(seed: u64) -> tonic::Request<SuggestMoveRequest> {
         limits: None,
         level: 5,
         seed,
+        clock: None,
     });
     request.set_timeout(VICTIM_BOUND);
     request
