@@ -159,6 +159,7 @@ async fn flood(addr: SocketAddr, length: Duration, stop: Option<Arc<AtomicBool>>
                     limits: None,
                     level: 5,
                     seed: seed * 1000 + round,
+                    clock: None,
                 });
                 request.set_timeout(Duration::from_secs(5));
                 let started = Instant::now();

@@ -6,14 +6,24 @@
 //!
 //! `cargo bench --bench rpc` (`RPC_BENCH_SECONDS` sets each measurement's
 //! length, 3 by default; `RPC_BENCH_BODIES=<dir>` only writes the two
-//! requests as gRPC bodies there, and the same on the empty game, for h2load). Server and clients share the machine's cores, as
+//! requests as gRPC bodies there, the same on the empty game and the health
+//! check's, for h2load). Server and clients share the machine's cores, as
 //! they would with a load tool on the same host.
+//!
+//! `RPC_BENCH_H2LOAD=<rounds>` instead runs h2load (Debian's
+//! `nghttp2-client`) against the `tafl` binary: the health check and
+//! LegalMoves on the 100-ply game alternately, 4 connections × 8 streams,
+//! each 5 s after a 1 s warm-up, and prints each round's calls per second
+//! and their ratio: how close the cheapest real call is to the floor, with
+//! the machine's load hitting both alike.
 
 use common::client::connect;
 use common::real_game;
 
 use std::hint::black_box;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use prost::Message;
@@ -60,7 +70,14 @@ fn main() {
     let duration = Duration::from_secs_f64(seconds);
     let moves = real_game::real_game_moves(PLIES);
     if let Some(dir) = std::env::var_os("RPC_BENCH_BODIES") {
-        write_bodies(std::path::Path::new(&dir), &moves);
+        write_bodies(Path::new(&dir), &moves);
+        return;
+    }
+    if let Ok(rounds) = std::env::var("RPC_BENCH_H2LOAD") {
+        let rounds = rounds
+            .parse()
+            .expect("RPC_BENCH_H2LOAD: a number of rounds");
+        h2load_against_health(&moves, rounds);
         return;
     }
 
@@ -268,9 +285,10 @@ async fn message_sizes(
 
 /// The two requests as gRPC message bodies (a 5-byte frame header, then the
 /// protobuf), for an HTTP/2 load tool: `legal_moves.bin`, `apply_move.bin`,
-/// and the same calls on the empty game (`*_empty.bin`: its first move), the
-/// rate a replay is measured against.
-fn write_bodies(dir: &std::path::Path, moves: &[String]) {
+/// the same calls on the empty game (`*_empty.bin`: its first move), the
+/// rate a replay is measured against, and the health check's empty request
+/// (`health.bin`), the floor a call is measured against.
+fn write_bodies(dir: &Path, moves: &[String]) {
     let (legal, apply) = requests(moves, PLIES);
     let (legal_empty, apply_empty) = requests(moves, 0);
     for (name, message) in [
@@ -278,6 +296,7 @@ fn write_bodies(dir: &std::path::Path, moves: &[String]) {
         ("apply_move.bin", apply.encode_to_vec()),
         ("legal_moves_empty.bin", legal_empty.encode_to_vec()),
         ("apply_move_empty.bin", apply_empty.encode_to_vec()),
+        ("health.bin", Vec::new()),
     ] {
         let length = u32::try_from(message.len()).expect("a small message");
         let mut body = vec![0u8];
@@ -298,5 +317,100 @@ fn game_proto(moves: &[String]) -> pb::Game {
         }),
         start: String::new(),
         moves: moves.to_vec(),
+    }
+}
+
+/// The health check and LegalMoves on the 100-ply game from h2load, alternately
+/// for `rounds` rounds, on one `tafl serve` (this build's binary, its log in a
+/// file as a collector would take it): each round's calls per second and the
+/// ratio, the machine's load average beside them.
+fn h2load_against_health(moves: &[String], rounds: usize) {
+    let dir = std::env::temp_dir().join(format!("tafl-rpc-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    write_bodies(&dir, moves);
+    // A free port, given back for the server to take.
+    let addr = TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port");
+    let log = std::fs::File::create(dir.join("server.log")).expect("the server's log");
+    let mut server = common::process::command(
+        Path::new(env!("CARGO_BIN_EXE_tafl")),
+        &["--listen", &addr.to_string()],
+        &[],
+    )
+    .stdout(Stdio::null())
+    .stderr(log)
+    .spawn()
+    .expect("tafl serve starts");
+    let started = Instant::now();
+    while TcpStream::connect(addr).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "tafl serve does not listen"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let calls = [
+        ("health", "grpc.health.v1.Health/Check", "health.bin"),
+        (
+            "LegalMoves",
+            "tafl.v1.TaflService/LegalMoves",
+            "legal_moves.bin",
+        ),
+    ];
+    println!("\nh2load -c 4 -m 8 -D 5 --warm-up-time 1 against {addr}, {PLIES}-ply game");
+    println!(
+        "{:>5} {:>12} {:>14} {:>11} {:>12}",
+        "round", "health/s", "LegalMoves/s", "ratio", "load avg"
+    );
+    let mut ratios = Vec::new();
+    for round in 1..=rounds {
+        let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+        let [health, legal] = calls.map(|(name, path, body)| {
+            h2load_rate(&format!("http://{addr}/{path}"), &dir.join(body))
+                .unwrap_or_else(|error| panic!("{name}: {error}"))
+        });
+        ratios.push(legal / health);
+        println!(
+            "{round:>5} {health:>12.0} {legal:>14.0} {:>11.3} {:>12}",
+            legal / health,
+            load.split_whitespace().next().unwrap_or("?")
+        );
+    }
+    ratios.sort_by(f64::total_cmp);
+    println!("median LegalMoves/health: {:.3}", ratios[ratios.len() / 2]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One h2load run's calls per second, every call answered with HTTP 200 (a
+/// gRPC error is a 200 too: check one call's `grpc-status` first).
+fn h2load_rate(url: &str, body: &Path) -> Result<f64, String> {
+    let output = Command::new("h2load")
+        .args(["-c", "4", "-m", "8", "-D", "5", "--warm-up-time", "1", "-d"])
+        .arg(body)
+        .args([
+            "-H",
+            "content-type: application/grpc",
+            "-H",
+            "te: trailers",
+            url,
+        ])
+        .output()
+        .map_err(|error| format!("h2load ({error}): apt-get install nghttp2-client"))?;
+    let report = String::from_utf8_lossy(&output.stdout);
+    let field = |prefix: &str, suffix: &str| {
+        report.lines().find_map(|line| {
+            let rest = line.strip_prefix(prefix)?;
+            rest.split(", ")
+                .find_map(|part| part.strip_suffix(suffix)?.trim().parse::<f64>().ok())
+        })
+    };
+    let rate = field("finished in ", " req/s");
+    let all_answered = field("requests: ", " failed") == Some(0.0);
+    match rate {
+        Some(rate) if all_answered => Ok(rate),
+        _ => Err(format!("h2load reported:\n{report}")),
     }
 }

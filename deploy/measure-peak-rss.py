@@ -3,10 +3,11 @@
 
 Starts the release binary with deploy/k8s/deployment.yaml's settings, then at
 once: as many SuggestMove calls as the replica runs and queues (running
-searches each hold a transposition table; queued ones hold their game), each
-with the longest game the server accepts, a crowd of cheap calls each of
-the largest message the server decodes, and as many ReviewGame calls as
-searches may run (each review keeps a table of its own between its
+searches each hold a transposition table of their own, bound by depth so
+that they do not share the clock's table; queued ones hold their game),
+each with the longest game the server accepts, a crowd of cheap calls each
+of the largest message the server decodes, and as many ReviewGame calls as
+the server runs (each review keeps a table of its own between its
 searches), on the longest real games. Prints the process's idle RSS and its
 peak (VmHWM in /proc/PID/status), which deployment.yaml's memory limit is
 sized from. Re-run it after changing TAFL_SEARCH_THREADS, TAFL_HASH_MB,
@@ -31,8 +32,11 @@ import time
 import grpc
 from grpc_tools import protoc
 
-# deploy/k8s/deployment.yaml's env (and the server's defaults it relies on).
+# deploy/k8s/deployment.yaml's env (and the server's defaults it relies on:
+# four running searches and two reviews per search thread).
 SEARCH_THREADS = 2
+RUNNING_SEARCHES = 4 * SEARCH_THREADS
+RUNNING_REVIEWS = 2 * SEARCH_THREADS
 QUEUED_SEARCHES = 16
 HASH_MB = 64
 MAX_MESSAGE_BYTES = 4 << 20
@@ -70,9 +74,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--search-ms", type=int, default=3000,
                         help="each search's time (default 3000)")
-    parser.add_argument("--reviews", type=int, default=SEARCH_THREADS,
+    parser.add_argument("--reviews", type=int, default=RUNNING_REVIEWS,
                         help="ReviewGame calls beside the rounds (default: as many as "
-                             "searches may run, the most the server admits)")
+                             "the server runs)")
     parser.add_argument("--review-nodes", type=int, default=400_000,
                         help="each reviewed position's search (default 400000)")
     args = parser.parse_args()
@@ -101,8 +105,10 @@ def main():
             shuttle = ["d1-d2", "c5-c4", "d2-d1", "c4-c5"]
             longest = pb.Game(variant=pb.Variant(rules=pb.RULES_TABLUT),
                               moves=shuttle * (MAX_GAME_PLIES // len(shuttle)))
+            # Bound by depth too (a depth it does not reach in its time): a search of its own
+            # table, not of the table the searches the clock ends share.
             search = pb.SuggestMoveRequest(
-                game=longest, limits=pb.SearchLimits(max_time_ms=args.search_ms))
+                game=longest, limits=pb.SearchLimits(max_depth=12, max_time_ms=args.search_ms))
             # The largest message decoded: a start text just under the cap.
             padding = MAX_MESSAGE_BYTES - 64
             big = pb.LegalMovesRequest(game=pb.Game(start="x" * padding))
@@ -134,7 +140,7 @@ def main():
                 finally:
                     channel.close()
 
-            searches = SEARCH_THREADS + QUEUED_SEARCHES
+            searches = RUNNING_SEARCHES + QUEUED_SEARCHES
             kinds = ["search"] * searches + ["big"] * args.big_calls
             codes = {}
             with concurrent.futures.ThreadPoolExecutor(len(kinds) + len(reviews)) as pool:

@@ -102,6 +102,7 @@ async fn play(args: Args) -> Result<(), Box<dyn Error>> {
                 level: args.level,
                 // A seed per ply: the same game every run, not the same noise every move.
                 seed: game.moves.len() as u64,
+                clock: None,
             })
             .await?
             .into_inner();

@@ -22,6 +22,7 @@ mod hardening {
     mod overload;
     mod replay_flood;
     mod request_bytes;
+    mod sharing;
     mod shutdown;
     mod slow_readers;
     mod streams;
@@ -76,6 +77,7 @@ fn timed_search(
         }),
         level: 10,
         seed,
+        clock: None,
     });
     if let Some(timeout) = timeout {
         request.set_timeout(timeout);

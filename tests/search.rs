@@ -1,13 +1,16 @@
-//! The AI: tactics, legality on every variant, time limits, levels.
+//! The AI: tactics, legality on every variant, time limits, clocks, levels.
 //!
-//! This is the `search` test binary: the deadline check of timed searches is
-//! its module in tests/search/.
+//! This is the `search` test binary: the deadline check of timed searches,
+//! the searches on a game clock and the independent proof of the published
+//! puzzles are its modules in tests/search/.
 
 // The shared helpers (tests/common/), as `crate::common` for the modules below too.
 pub use common;
 
 /// In tests/search/.
 mod search {
+    mod clock;
+    mod puzzles;
     mod timing;
 }
 

@@ -1,7 +1,8 @@
 //! The service over a real socket: a server on port 0, a generated tonic
 //! client, every RPC on every ruleset, games to every ending, every error
-//! class, hostile inputs, load, deadlines, health, reflection and shutdown;
-//! TLS, three replicas behind nginx, and `tafl otep` on its stdin and stdout.
+//! class, hostile inputs, load, deadlines, game clocks, health, reflection
+//! and shutdown; puzzles mined from planted and real positions; TLS, three
+//! replicas behind nginx, and `tafl otep` on its stdin and stdout.
 
 // The shared helpers (tests/common/), as `crate::common` for the modules below too.
 pub use common;
@@ -13,6 +14,7 @@ mod service {
 
     mod analysis_progress;
     mod analyze;
+    mod clock;
     mod endings;
     mod error_info;
     mod errors;
@@ -22,6 +24,7 @@ mod service {
     mod operations;
     mod otep;
     mod previews;
+    mod puzzles;
     mod review;
     mod rpcs;
     mod static_evaluation;

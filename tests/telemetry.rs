@@ -191,6 +191,7 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
                 }),
                 level: 5,
                 seed: 1,
+                clock: None,
             },
             suggest_trace,
             caller_span,
@@ -275,6 +276,13 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
     assert_eq!(attrs["level"], int(5));
     assert_eq!(attrs["depth"], int(i64::from(suggested.depth)));
     assert_eq!(attrs["nodes"], int(suggested.nodes as i64));
+    // What the search had of the pool: its wait, and its time on the cores.
+    for field in ["wait_ms", "cpu_ms"] {
+        assert!(
+            matches!(attrs.get(field), Some(any_value::Value::DoubleValue(ms)) if *ms >= 0.0),
+            "{field}: {attrs:?}"
+        );
+    }
     assert_eq!(
         attributes(&suggest_server.attributes)["rpc.method"],
         string("SuggestMove")
@@ -334,6 +342,51 @@ async fn calls_are_exported_as_spans_of_the_callers_trace_and_counted() {
         .max()
         .unwrap_or(0);
     assert!(latencies >= 1, "no latency recorded: {metrics:?}");
+    // The search pool's metrics: the search's wait and core time by kind, the gauges by pool.
+    let search_waits: u64 = metrics
+        .iter()
+        .filter(|metric| metric.name == "tafl.search.wait")
+        .filter_map(|metric| match &metric.data {
+            Some(metric::Data::Histogram(histogram)) => Some(histogram.data_points.clone()),
+            _ => None,
+        })
+        .flatten()
+        .filter(|point| attributes(&point.attributes)["kind"] == string("SuggestMove"))
+        .map(|point| point.count)
+        .max()
+        .unwrap_or(0);
+    assert_eq!(search_waits, 1, "{metrics:?}");
+    let cpu_kinds: Vec<HashMap<String, any_value::Value>> = metrics
+        .iter()
+        .filter(|metric| metric.name == "tafl.search.cpu")
+        .filter_map(|metric| match &metric.data {
+            Some(metric::Data::Sum(sum)) => Some(sum.data_points.clone()),
+            _ => None,
+        })
+        .flatten()
+        .map(|point| attributes(&point.attributes))
+        .collect();
+    assert!(
+        cpu_kinds
+            .iter()
+            .any(|kind| kind["kind"] == string("SuggestMove")),
+        "{cpu_kinds:?}"
+    );
+    for gauge in [
+        "tafl.search.running",
+        "tafl.search.queued",
+        "tafl.cores.computing",
+        "tafl.cores.waiting",
+    ] {
+        assert!(
+            metrics.iter().any(|metric| metric.name == gauge),
+            "no {gauge} among {:?}",
+            metrics
+                .iter()
+                .map(|metric| &metric.name)
+                .collect::<Vec<_>>()
+        );
+    }
 
     server.shutdown().await.unwrap();
     let telemetry = Arc::into_inner(telemetry).expect("no other owner");

@@ -215,7 +215,7 @@ fn people(args: &PeopleArgs) -> anyhow::Result<()> {
         |_, rows| {
             append(&mut file, &rows);
             reviewed += 1;
-            if reviewed % 50 == 0 || reviewed == records.len() {
+            if reviewed.is_multiple_of(50) || reviewed == records.len() {
                 eprintln!(
                     "{reviewed}/{} games reviewed ({:.0} s)",
                     records.len(),
@@ -247,6 +247,7 @@ fn play(args: &PlayArgs) -> anyhow::Result<()> {
         openings: Openings::real(variant, &real_games(), args.opening_plies)?,
         games: first..games,
         max_plies: args.max_plies,
+        time_control: None,
     };
     let engine = engine(args.rows.hash_mb);
     let started = Instant::now();

@@ -1,7 +1,8 @@
 //! `tafl match`: a match between two players, this build's engine with some
-//! settings or another build behind a tafl server, printing each game as it
-//! ends and the score with its 95% interval. The players are made here from
-//! the flags; the lab plays the games (`tafl::lab::matchplay::play_match`).
+//! settings or another build behind a tafl server, perhaps on a clock,
+//! printing each game as it ends and the score with its 95% interval. The
+//! players are made here from the flags; the lab plays the games
+//! (`tafl::lab::matchplay::play_match`).
 
 use std::fmt;
 use std::io::Write;
@@ -12,8 +13,8 @@ use std::time::Duration;
 use super::VariantArgs;
 use super::remote_player::{RemotePlayer, Unreachable};
 use tafl::lab::matchplay::{
-    Contestant, Ending, EnginePlayer, FinishedGame, MatchConfig, MatchSummary, Openings,
-    OpeningsError, Player, a_attacks, elo, play_match,
+    ClockUse, Contestant, Ending, EnginePlayer, FinishedGame, MatchConfig, MatchSummary, Openings,
+    OpeningsError, Player, TimeControl, a_attacks, elo, play_match,
 };
 use tafl::lab::{GameRecord, real_games};
 use tafl::rules::Variant;
@@ -32,7 +33,11 @@ pub struct MatchArgs {
     /// Or `,server=http://HOST:PORT`: another build's moves, from a tafl server's SuggestMove with
     /// the same level, limits and seeds (not with weights, net or eval: it plays its own). Its
     /// illegal or missing move loses the game; no answer (the server down, an error, or nothing
-    /// 10 s past the move time) abandons the game unscored.
+    /// 10 s past the move time) abandons the game unscored. On a `--clock`, `,clock=fraction:N`
+    /// gives the player a fixed time a move, an Nth of its time left plus the increment (for a
+    /// build that knows no clock: a server is sent it as `max_time_ms`); without it the engine's
+    /// own allocation decides (a server is sent the clock; level 10, full strength, as level 0).
+    /// A player's move time does not apply on a clock.
     #[arg(long, default_value = "level=10")]
     pub a: PlayerSpec,
     /// Player B, as A.
@@ -46,9 +51,14 @@ pub struct MatchArgs {
     /// whole match would have; the score counts only the games this run plays.
     #[arg(long, default_value_t = 1)]
     pub from_game: u32,
-    /// Time per move, ms, for both players (0: the levels' own budgets).
+    /// Time per move, ms, for both players (0: the levels' own budgets); not used on a `--clock`.
     #[arg(long, default_value_t = 200)]
     pub movetime: u64,
+    /// Both players on a clock: `MAIN+INCREMENT` in milliseconds (`60000+1000`: a minute and a
+    /// second a move). The time a move used runs from the request to the answer; a player whose
+    /// clock runs out loses the game on time.
+    #[arg(long)]
+    pub clock: Option<TimeControlArg>,
     #[command(flatten)]
     pub variant: VariantArgs,
     /// Where the games start, each opening played twice (both colours): `random` (the standard
@@ -81,6 +91,37 @@ pub struct MatchArgs {
     /// game Ongoing), for `tafl tune --games`.
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// Append every move's time to this file, a CSV line a move
+    /// (`game,ply,side,player,used_ms,left_ms`; `left_ms`, what the mover's clock held after the
+    /// move, empty without a clock), for plotting (examples/plot-move-times.py).
+    #[arg(long)]
+    pub move_times: Option<PathBuf>,
+}
+
+/// `--clock`: `MAIN+INCREMENT`, milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControlArg(pub TimeControl);
+
+impl std::str::FromStr for TimeControlArg {
+    type Err = String;
+    fn from_str(text: &str) -> Result<TimeControlArg, String> {
+        let bad = || format!("{text:?}: expected MAIN+INCREMENT in milliseconds (60000+1000)");
+        let (main, increment) = text.split_once('+').ok_or_else(bad)?;
+        let millis = |word: &str| {
+            word.trim()
+                .parse()
+                .map(Duration::from_millis)
+                .map_err(|_| bad())
+        };
+        let control = TimeControl {
+            main: millis(main)?,
+            increment: millis(increment)?,
+        };
+        if control.main.is_zero() && control.increment.is_zero() {
+            return Err(format!("{text:?}: a clock of no time"));
+        }
+        Ok(TimeControlArg(control))
+    }
 }
 
 /// `--openings`: where the games start.
@@ -96,7 +137,7 @@ pub enum OpeningKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
     #[error(
-        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,seed=N][,weights=FILE][,net=FILE|,eval=classic|,server=http://HOST:PORT]"
+        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,seed=N][,clock=fraction:N][,weights=FILE][,net=FILE|,eval=classic|,server=http://HOST:PORT]"
     )]
     BadPlayer(String),
     #[error(
@@ -115,7 +156,7 @@ pub enum MatchError {
     BadNetwork { path: String, reason: String },
     #[error("weights file {path}: {reason}")]
     BadWeights { path: String, reason: String },
-    #[error("cannot write the games to {path}: {reason}")]
+    #[error("cannot write to {path}: {reason}")]
     Record { path: String, reason: String },
     #[error("--from-game {from}: the match has games 1 to {games}")]
     FromGame { from: u32, games: u32 },
@@ -162,6 +203,7 @@ impl std::str::FromStr for PlayerSpec {
             max_depth: None,
             max_nodes: None,
             movetime: None,
+            clock: ClockUse::Native,
             seed: None,
         };
         let (mut weights, mut evaluation, mut server) = (None, None, None);
@@ -187,6 +229,11 @@ impl std::str::FromStr for PlayerSpec {
                         Some(Duration::from_millis(value.parse().map_err(|_| bad())?));
                 }
                 "seed" => player.seed = Some(value.parse().map_err(|_| bad())?),
+                "clock" => {
+                    let share = value.strip_prefix("fraction:").ok_or_else(bad)?;
+                    let n = share.parse().ok().filter(|&n| n > 0).ok_or_else(bad)?;
+                    player.clock = ClockUse::Fraction(n);
+                }
                 _ => return Err(bad()),
             }
         }
@@ -233,6 +280,9 @@ impl fmt::Display for PlayerSpec {
         if let Some(seed) = player.seed {
             write!(f, ",seed={seed}")?;
         }
+        if let ClockUse::Fraction(n) = player.clock {
+            write!(f, ",clock=fraction:{n}")?;
+        }
         match &self.source {
             Source::Local {
                 weights,
@@ -260,7 +310,9 @@ impl fmt::Display for PlayerSpec {
 /// suit the variant, a server cannot be reached or the record file cannot be opened.
 pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
     let variant = args.variant.variant();
-    let movetime = (args.movetime > 0).then(|| Duration::from_millis(args.movetime));
+    let time_control = args.clock.map(|TimeControlArg(control)| control);
+    let movetime =
+        (args.movetime > 0 && time_control.is_none()).then(|| Duration::from_millis(args.movetime));
     let [mut spec_a, mut spec_b] = [args.a.clone(), args.b.clone()];
     for spec in [&mut spec_a, &mut spec_b] {
         spec.player.movetime = spec.player.movetime.or(movetime);
@@ -288,7 +340,7 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         ]);
     }
     println!(
-        "match {spec_a} (A) vs {spec_b} (B), {variant}, {}, {} openings",
+        "match {spec_a} (A) vs {spec_b} (B), {variant}, {}, {} openings{}",
         if first == 0 {
             format!("{games} games")
         } else {
@@ -297,25 +349,20 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         match args.openings {
             OpeningKind::Random => "random",
             OpeningKind::Real => "real",
-        }
+        },
+        time_control.map_or(String::new(), |control| format!(
+            ", on a clock of {} ms + {} ms",
+            control.main.as_millis(),
+            control.increment.as_millis()
+        ))
     );
-    let mut record = match &args.record {
-        None => None,
-        Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|error| MatchError::Record {
-                    path: path.display().to_string(),
-                    reason: error.to_string(),
-                })?,
-        ),
-    };
+    let mut record = args.record.as_deref().map(append_to).transpose()?;
+    let mut move_times = args.move_times.as_deref().map(append_to).transpose()?;
     let config = MatchConfig {
         openings,
         games: first..games,
         max_plies: args.max_plies,
+        time_control,
     };
     let summary = play_match(&config, pairs, |game: FinishedGame<'_>| {
         if let Some(file) = &mut record
@@ -323,10 +370,58 @@ pub fn run(args: &MatchArgs) -> Result<MatchSummary, MatchError> {
         {
             eprintln!("cannot record game {}: {error}", game.index + 1);
         }
+        if let Some(file) = &mut move_times
+            && let Err(error) = file.write_all(move_time_lines(&game).as_bytes())
+        {
+            eprintln!(
+                "cannot record game {}'s move times: {error}",
+                game.index + 1
+            );
+        }
         print_game(&game, args.quiet);
     });
-    print_summary(&summary);
+    print_summary(&summary, time_control.is_some());
     Ok(summary)
+}
+
+/// A file opened to append to.
+fn append_to(path: &std::path::Path) -> Result<std::fs::File, MatchError> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|error| MatchError::Record {
+            path: path.display().to_string(),
+            reason: error.to_string(),
+        })
+}
+
+/// A game's `--move-times` lines: `game,ply,side,player,used_ms,left_ms`, from 1 the game and
+/// the ply (the move number of the whole game, the opening's moves counted).
+fn move_time_lines(game: &FinishedGame<'_>) -> String {
+    let played = &game.played;
+    let mut lines = String::new();
+    // The side to move at the start moves at the even plies.
+    let first = played.game.start().side_to_move();
+    for (index, time) in played.move_times.iter().enumerate() {
+        let ply = played.start_ply + index;
+        let side = if ply.is_multiple_of(2) {
+            first
+        } else {
+            first.opponent()
+        };
+        let a_moves = (side == tafl::rules::Side::Attackers) == a_attacks(game.index);
+        lines.push_str(&format!(
+            "{},{},{side},{},{:.1},{}\n",
+            game.index + 1,
+            ply + 1,
+            if a_moves { "A" } else { "B" },
+            time.used.as_secs_f64() * 1000.0,
+            time.left
+                .map_or(String::new(), |left| left.as_millis().to_string())
+        ));
+    }
+    lines
 }
 
 /// A game's line: how it ended and A's score so far.
@@ -453,12 +548,15 @@ fn engine_for(
     };
     Ok(Engine::new(EngineConfig {
         hash_mb,
+        shared_hash_mb: hash_mb,
         weights,
         networks,
     }))
 }
 
-fn print_summary(summary: &MatchSummary) {
+/// The score, and what players lost otherwise than on the board (on a clock, its losses on time
+/// always: the clock's safety is a figure).
+fn print_summary(summary: &MatchSummary, on_a_clock: bool) {
     if summary.games == 0 {
         println!("no game was scored");
     } else {
@@ -468,6 +566,12 @@ fn print_summary(summary: &MatchSummary) {
         println!(
             "forfeits (an illegal or missing move, scored as a loss): A {}, B {}",
             summary.forfeits_by_a, summary.forfeits_by_b
+        );
+    }
+    if on_a_clock {
+        println!(
+            "forfeits on time (a clock ran out, scored as a loss): A {}, B {}",
+            summary.time_losses_by_a, summary.time_losses_by_b
         );
     }
     if summary.abandoned > 0 {
@@ -554,6 +658,32 @@ mod tests {
     }
 
     #[test]
+    fn a_clock_is_main_and_increment_and_a_player_may_take_a_fixed_share() {
+        let TimeControlArg(control) = "60000+1000".parse().expect("a clock");
+        assert_eq!(
+            control,
+            TimeControl {
+                main: Duration::from_secs(60),
+                increment: Duration::from_secs(1),
+            }
+        );
+        assert!("0+500".parse::<TimeControlArg>().is_ok());
+        for bad in ["60000", "60000+", "+1000", "1m+1s", "0+0", "-1+0"] {
+            assert!(bad.parse::<TimeControlArg>().is_err(), "{bad}");
+        }
+        let old = spec("level=10,clock=fraction:30,server=http://127.0.0.1:1");
+        assert_eq!(old.player.clock, ClockUse::Fraction(30));
+        assert_eq!(
+            old.to_string(),
+            "level=10,clock=fraction:30,server=http://127.0.0.1:1"
+        );
+        assert_eq!(spec("level=3").player.clock, ClockUse::Native);
+        for bad in ["clock=fraction:0", "clock=30", "clock=fraction:x"] {
+            assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn a_server_player_takes_the_search_keys_but_no_evaluation() {
         let spec = spec("server=http://127.0.0.1:50061, level=9,nodes=200,movetime=300");
         assert_eq!(
@@ -605,6 +735,8 @@ mod tests {
             threads,
             quiet: true,
             record: None,
+            clock: None,
+            move_times: None,
         }
     }
 

@@ -10,6 +10,7 @@ mod levels;
 mod matchplay;
 mod otep;
 mod perft;
+mod puzzles;
 mod remote_player;
 mod review;
 mod serve;
@@ -17,11 +18,13 @@ mod train;
 mod tune;
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use tafl::lab::{GameRecord, real_games};
 use tafl::rules::{BoardSize, Rules, Variant};
+use tafl::search::Limits;
 use tafl::service::telemetry;
 
 /// The rules arbiter and AI of an online tafl (Viking chess) site.
@@ -59,8 +62,14 @@ enum Command {
     /// writes the network file.
     Train(train::TrainArgs),
     /// Review a game ply by ply: each move scored and classed (best ... blunder, missed and found
-    /// wins), each side's accuracy, the turning points; `--svg` draws the evaluation graph.
+    /// wins), each side's accuracy, the turning points; `--svg` draws the evaluation graph. Each
+    /// position's search: 50,000 nodes by default, unless --depth, --time-ms or a --level below 10
+    /// bounds it.
     Review(review::ReviewArgs),
+    /// Mine puzzles from games: positions where one sequence wins by force, each proven unique,
+    /// appended to a CSV file (resumable); `--svg` draws each puzzle's board. Each position's
+    /// search: 5,000 nodes unless --nodes, --depth or --time-ms bounds it.
+    Puzzles(puzzles::PuzzlesArgs),
     /// The levels' yardstick: review the real games or a player's games into rows of accuracy,
     /// summarise rows, or count where games of different seeds part.
     Levels(levels::LevelsArgs),
@@ -91,6 +100,7 @@ impl Cli {
             Command::Datagen(args) => datagen::run(&args).context("tafl datagen"),
             Command::Train(args) => train::run(&args).context("tafl train"),
             Command::Review(args) => review::run(&args).context("tafl review"),
+            Command::Puzzles(args) => puzzles::run(&args).context("tafl puzzles"),
             Command::Levels(args) => levels::run(&args).context("tafl levels"),
             Command::FitWinChance(args) => {
                 fit_win_chance::run(&args).context("tafl fit-win-chance")
@@ -115,6 +125,34 @@ impl VariantArgs {
     /// The rules on the size given, else on their own board.
     pub fn variant(&self) -> Variant {
         Variant::new(self.rules, self.size.unwrap_or(self.rules.default_size()))
+    }
+}
+
+/// The bounds of each position's search, for the commands that search a game's positions one
+/// by one (their default budget, when none is given, is in their help).
+#[derive(clap::Args, Clone, Debug)]
+pub struct PositionSearchArgs {
+    /// Each position's search: at most this many nodes.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Each position's search: at most this many plies.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Each position's search: at most this long (the results are then no longer the same
+    /// every time).
+    #[arg(long)]
+    pub time_ms: Option<u64>,
+}
+
+impl PositionSearchArgs {
+    /// The bounds given, none of them a deadline.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.depth,
+            max_nodes: self.nodes,
+            max_time: self.time_ms.map(Duration::from_millis),
+            ..Limits::default()
+        }
     }
 }
 

@@ -3,7 +3,9 @@
 //! newer, played against this one.
 //!
 //! It sends only what SuggestMove has taken since the first version of the
-//! API (the game from the standard start, limits, level, seed) and reads only
+//! API (the game from the standard start, limits, level, seed), and on a
+//! clock the clock itself unless the player is given a fixed share of it
+//! (`clock=fraction:N`, for a build that knows no clock), and reads only
 //! `best_move`'s squares, so servers built before later additions to the
 //! proto take part. Our own rules judge the move; the server's word on
 //! captures and status is not needed.
@@ -11,8 +13,9 @@
 use std::error::Error;
 use std::time::Duration;
 
-use tafl::lab::matchplay::{Contestant, NoMove, Player};
-use tafl::rules::{Game, Move, Rules, Square, Variant};
+use tafl::lab::matchplay::{Contestant, NoMove, Player, Turn};
+use tafl::rules::{Move, Square, Variant};
+use tafl::search::{Clock, Level};
 use tafl::service::pb;
 use tafl::service::pb::tafl_service_client::TaflServiceClient;
 use tokio::runtime::Runtime;
@@ -48,7 +51,7 @@ pub struct RemotePlayer {
     address: String,
     player: Player,
     variant: pb::Variant,
-    /// How long a call may take before the game is abandoned.
+    /// How long a call may take before the game is abandoned, off a clock.
     patience: Duration,
 }
 
@@ -85,41 +88,74 @@ impl RemotePlayer {
                 .movetime
                 .map_or(UNTIMED_PATIENCE, |movetime| movetime + ANSWER_MARGIN),
             player,
-            variant: variant_to_proto(variant),
+            variant: pb::Variant::from(variant),
         })
     }
 
-    /// The SuggestMove request for the game so far.
-    fn request(&self, moves: &[String], seed: u64) -> pb::SuggestMoveRequest {
+    /// The SuggestMove request for the turn.
+    fn request(&self, turn: &Turn<'_>) -> pb::SuggestMoveRequest {
         let player = &self.player;
+        // On a clock: the player's share of it, or the clock itself.
+        let (movetime, clock) = match &turn.clock {
+            None => (player.movetime, None),
+            Some(clock) => match player.clock.fixed_time(clock) {
+                Some(time) => (Some(time), None),
+                None => (None, Some(clock_to_proto(clock))),
+            },
+        };
         let limits = pb::SearchLimits {
             max_depth: player.max_depth.unwrap_or(0),
-            max_time_ms: player.movetime.map_or(0, |movetime| {
+            max_time_ms: movetime.map_or(0, |movetime| {
                 u32::try_from(movetime.as_millis()).unwrap_or(u32::MAX)
             }),
             max_nodes: player.max_nodes.unwrap_or(0),
         };
         let bounded = limits != pb::SearchLimits::default();
+        // Full strength on the clock's time is level 0 (level 10 keeps to its second), as a
+        // local player's level 10 spends the clock.
+        let level = if clock.is_some() && player.level == Level::STRONGEST {
+            0
+        } else {
+            player.level.get()
+        };
         pb::SuggestMoveRequest {
             game: Some(pb::Game {
                 variant: Some(self.variant),
                 start: String::new(),
-                moves: moves.to_vec(),
+                moves: turn.moves.to_vec(),
             }),
             // No bound at all: the level's own budget, as for a local player.
             limits: bounded.then_some(limits),
-            level: player.level.get(),
-            seed: player.seed(seed),
+            level,
+            seed: player.seed(turn.seed),
+            clock,
         }
     }
 }
 
+/// The clock as SuggestMove takes it.
+fn clock_to_proto(clock: &Clock) -> pb::Clock {
+    let millis = |time: Duration| u64::try_from(time.as_millis()).unwrap_or(u64::MAX);
+    pb::Clock {
+        remaining_ms: millis(clock.remaining),
+        opponent_remaining_ms: millis(clock.opponent_remaining),
+        increment_ms: millis(clock.increment),
+        overtime_ms: millis(clock.overtime),
+        overtime_periods: clock.overtime_periods,
+        moves_to_go: clock.moves_to_go,
+    }
+}
+
 impl Contestant for RemotePlayer {
-    fn choose(&mut self, _game: &Game, moves: &[String], seed: u64) -> Result<Move, NoMove> {
-        let mut request = tonic::Request::new(self.request(moves, seed));
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Move, NoMove> {
+        let mut request = tonic::Request::new(self.request(turn));
+        // On a clock the runner judges the time: wait until well past the clock's end, then the
+        // game is lost on time, not abandoned.
+        let patience = turn
+            .clock
+            .map_or(self.patience, |clock| clock.remaining + ANSWER_MARGIN);
         // The server stops searching once we stop waiting.
-        request.set_timeout(self.patience);
-        let patience = self.patience;
+        request.set_timeout(patience);
         let call = self.client.suggest_move(request);
         let answer = self
             .runtime
@@ -152,19 +188,6 @@ impl Contestant for RemotePlayer {
     }
 }
 
-/// The variant as the proto names it.
-fn variant_to_proto(variant: Variant) -> pb::Variant {
-    let rules = match variant.rules {
-        Rules::Copenhagen => pb::Rules::Copenhagen,
-        Rules::Fetlar => pb::Rules::Fetlar,
-        Rules::Tablut => pb::Rules::Tablut,
-    };
-    pb::Variant {
-        rules: rules.into(),
-        board_size: u32::from(variant.size.get()),
-    }
-}
-
 /// `: ` and the deepest cause of `error`, if it has one: the words that say
 /// what went wrong (a transport error's own text is only "transport error").
 fn root_cause(error: &(dyn Error + 'static)) -> String {
@@ -183,9 +206,10 @@ fn root_cause(error: &(dyn Error + 'static)) -> String {
 mod tests {
     use super::*;
     use crate::cli::VariantArgs;
-    use crate::cli::matchplay::{MatchArgs, OpeningKind, run};
+    use crate::cli::matchplay::{MatchArgs, OpeningKind, TimeControlArg, run};
     use std::net::SocketAddr;
-    use tafl::search::Level;
+    use tafl::lab::matchplay::{ClockUse, TimeControl};
+    use tafl::rules::{Game, Rules};
     use tafl::service::{Config, ExecConfig, Server, TransportConfig};
 
     fn player() -> Player {
@@ -194,6 +218,7 @@ mod tests {
             max_depth: Some(2),
             max_nodes: None,
             movetime: Some(Duration::from_millis(300)),
+            clock: ClockUse::Native,
             seed: None,
         }
     }
@@ -227,7 +252,15 @@ mod tests {
         )
         .expect("connects");
         let moves = vec!["d1-d3".to_string()];
-        let request = remote.request(&moves, 7);
+        let mut game = Game::new(Variant::default());
+        game.play("d1-d3").expect("legal");
+        let turn = Turn {
+            game: &game,
+            moves: &moves,
+            seed: 7,
+            clock: None,
+        };
+        let request = remote.request(&turn);
         assert_eq!(
             request.limits,
             Some(pb::SearchLimits {
@@ -237,12 +270,33 @@ mod tests {
             })
         );
         assert_eq!((request.level, request.seed), (10, 7));
-        let game = request.game.expect("a game");
-        assert_eq!((game.start.as_str(), game.moves), ("", moves.clone()));
+        let sent = request.game.expect("a game");
+        assert_eq!((sent.start.as_str(), sent.moves), ("", moves.clone()));
         assert_eq!(remote.patience, Duration::from_millis(10_300));
-        let mut game = Game::new(Variant::default());
-        game.play("d1-d3").expect("legal");
-        let mv = remote.choose(&game, &moves, 7).expect("a move");
+        let mv = remote.choose(&turn).expect("a move");
+        // On a clock: the clock itself, at level 0 for full strength, and the move time gone.
+        let clock = Clock {
+            remaining: Duration::from_secs(60),
+            opponent_remaining: Duration::from_secs(59),
+            increment: Duration::from_secs(1),
+            ..Clock::default()
+        };
+        let on_clock = remote.request(&Turn {
+            clock: Some(clock),
+            ..turn
+        });
+        assert_eq!(on_clock.clock, Some(clock_to_proto(&clock)));
+        assert_eq!(on_clock.clock.map(|sent| sent.remaining_ms), Some(60_000));
+        assert_eq!(on_clock.level, 0);
+        assert_eq!(on_clock.limits.map(|limits| limits.max_time_ms), Some(0));
+        // A build that knows no clock is sent a thirtieth of it and the increment.
+        remote.player.clock = ClockUse::Fraction(30);
+        let fraction = remote.request(&Turn {
+            clock: Some(clock),
+            ..turn
+        });
+        assert_eq!((fraction.clock, fraction.level), (None, 10));
+        assert_eq!(fraction.limits.map(|limits| limits.max_time_ms), Some(3000));
         game.play_move(mv).expect("the server's move is legal");
         // An open connection would hold the graceful shutdown for its whole grace period.
         drop(remote);
@@ -273,6 +327,8 @@ mod tests {
             threads: 2,
             quiet: true,
             record: None,
+            clock: None,
+            move_times: None,
         })
         .expect("a match");
         assert_eq!(summary.games, 2);
@@ -284,6 +340,58 @@ mod tests {
             ),
             (0, 0, 0)
         );
+        runtime.block_on(server.shutdown()).expect("clean shutdown");
+    }
+
+    /// Both players on a clock, one of them a server sent it: every move's time is written, and
+    /// nobody loses on time (a depth-2 search takes nowhere near the clock's seconds).
+    #[test]
+    fn a_remote_match_on_a_clock_keeps_both_clocks() {
+        let runtime = Runtime::new().expect("a runtime");
+        let server = runtime.block_on(start_server());
+        let times =
+            std::env::temp_dir().join(format!("tafl-move-times-{}.csv", std::process::id()));
+        let _ = std::fs::remove_file(&times);
+        let summary = run(&MatchArgs {
+            a: "level=10,depth=2".parse().expect("a player"),
+            b: format!("server=http://{},level=10,depth=2", server.local_addr())
+                .parse()
+                .expect("a player"),
+            games: 2,
+            from_game: 1,
+            movetime: 200,
+            clock: Some(TimeControlArg(TimeControl {
+                main: Duration::from_secs(30),
+                increment: Duration::from_millis(100),
+            })),
+            variant: VariantArgs {
+                rules: Rules::Tablut,
+                size: None,
+            },
+            openings: OpeningKind::Random,
+            openings_file: None,
+            opening_plies: None,
+            max_plies: 30,
+            hash_mb: 1,
+            threads: 1,
+            quiet: true,
+            record: None,
+            move_times: Some(times.clone()),
+        })
+        .expect("a match");
+        assert_eq!(summary.games, 2);
+        assert_eq!((summary.time_losses_by_a, summary.time_losses_by_b), (0, 0));
+        let lines = std::fs::read_to_string(&times).expect("the move times");
+        let _ = std::fs::remove_file(&times);
+        assert!(lines.lines().count() >= 2, "{lines}");
+        for line in lines.lines() {
+            let fields: Vec<&str> = line.split(',').collect();
+            assert_eq!(fields.len(), 6, "{line}");
+            assert!(["A", "B"].contains(&fields[3]), "{line}");
+            let used: f64 = fields[4].parse().expect("ms used");
+            let left: u64 = fields[5].parse().expect("ms left");
+            assert!(used >= 0.0 && left > 0, "{line}");
+        }
         runtime.block_on(server.shutdown()).expect("clean shutdown");
     }
 

@@ -44,11 +44,11 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_LISTEN", default_value_t = defaults().transport.listen)]
     listen: SocketAddr,
 
-    /// Threads that run searches (Evaluate with limits, SuggestMove); 0: one per CPU core.
+    /// Cores the searches share (SuggestMove, Evaluate with limits, Analyze, Threats, ReviewGame): they compute on this many at once, in turns, each connection getting an equal share; 0: one per CPU core. Game reviews run two per core at most, no connection holding more than half of them.
     #[arg(long, env = "TAFL_SEARCH_THREADS", default_value_t = defaults().exec.search_threads, value_parser = between::<usize>(0, 1024))]
     search_threads: usize,
 
-    /// Searches that run at once; 0: as many as there are search threads.
+    /// Searches that run at once, sharing the cores in turns (each holds a thread, and a table of a quarter of --hash-mb unless the clock ends it); 0: four per search thread.
     #[arg(long, env = "TAFL_MAX_CONCURRENT_SEARCHES", default_value_t = defaults().exec.max_concurrent_searches, value_parser = between::<usize>(0, 1024))]
     max_concurrent_searches: usize,
 
@@ -56,7 +56,7 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_QUEUED_SEARCHES", default_value_t = defaults().exec.max_queued_searches, value_parser = between::<usize>(0, 100_000))]
     max_queued_searches: usize,
 
-    /// Transposition table size in MiB, for each running search and each active game review.
+    /// Transposition table in MiB that the searches the clock ends share; each other running search and each game review has one of a quarter of it.
     #[arg(long, env = "TAFL_HASH_MB", default_value_t = defaults().exec.hash_mb, value_parser = between::<usize>(1, 1 << 20))]
     hash_mb: usize,
 
@@ -120,8 +120,8 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_MAX_SEARCH_NODES", default_value_t = defaults().caps.max_search_nodes, value_parser = between::<u64>(1, u64::MAX))]
     max_search_nodes: u64,
 
-    /// Longest a game review (ReviewGame) may take, whatever its deadline: it then ends with the
-    /// plies judged so far and a summary marked partial (milliseconds).
+    /// Longest a game review (ReviewGame) or a game's puzzle mining (FindPuzzles) may take,
+    /// whatever its deadline: it then ends with what it has, marked partial (milliseconds).
     #[arg(long, env = "TAFL_MAX_REVIEW_TIME_MS", default_value_t = millis(defaults().caps.max_review_time), value_parser = between::<u64>(1, DAY_MS))]
     max_review_time_ms: u64,
 
@@ -132,6 +132,11 @@ pub struct ServeArgs {
     /// And this share of the deadline too, at most 250 ms: a search looks at the clock only now and then.
     #[arg(long, env = "TAFL_DEADLINE_MARGIN_PERCENT", default_value_t = defaults().caps.deadline_margin_percent, value_parser = between::<u32>(0, 100))]
     deadline_margin_percent: u32,
+
+    /// The time a move takes to reach a game clock (the network, the game server), taken off
+    /// every time a SuggestMove's clock gives its move (milliseconds).
+    #[arg(long, env = "TAFL_MOVE_OVERHEAD_MS", default_value_t = millis(defaults().caps.move_overhead), value_parser = between::<u64>(0, 60_000))]
+    move_overhead_ms: u64,
 
     /// On SIGINT/SIGTERM: how long health says NOT_SERVING while calls are still taken,
     /// so load balancers can drain this replica (milliseconds).
@@ -233,6 +238,7 @@ impl From<ServeArgs> for Config {
                 max_search_nodes: args.max_search_nodes,
                 deadline_margin: ms(args.deadline_margin_ms),
                 deadline_margin_percent: args.deadline_margin_percent,
+                move_overhead: ms(args.move_overhead_ms),
                 max_review_time: ms(args.max_review_time_ms),
             },
             exec: ExecConfig {
@@ -271,9 +277,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        // Searches and long replays are the only blocking work: one thread each, and one
+        // Searches, reviews and long replays are the only blocking work: a thread for each
+        // that may run at once (the searches and reviews share the cores in turns), and one
         // for the last telemetry flush.
-        .max_blocking_threads(config.exec.search_threads() + config.exec.replay_threads() + 1)
+        .max_blocking_threads(
+            config.exec.max_concurrent_searches()
+                + config.exec.max_active_reviews()
+                + config.exec.replay_threads()
+                + 1,
+        )
         .build()
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
@@ -400,7 +412,8 @@ mod tests {
         );
         assert_eq!(config.caps.max_game_plies, 12);
         assert_eq!(config.exec.search_threads(), 3);
-        assert_eq!(config.exec.max_concurrent_searches(), 3);
+        assert_eq!(config.exec.max_concurrent_searches(), 12);
+        assert_eq!(config.exec.max_active_reviews(), 6);
         assert_eq!(config.shutdown.grace, Duration::from_millis(250));
     }
 

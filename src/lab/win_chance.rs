@@ -20,7 +20,7 @@ use strum::{EnumCount, IntoEnumIterator};
 use crate::lab::GameRecord;
 use crate::rules::{BySide, Game, Move, Rules, Side, Variant, splitmix};
 use crate::search::{
-    Engine, EngineConfig, Level, Limits, Logistic, MoveClass, Review, ReviewBudget, Score,
+    Control, Engine, EngineConfig, Level, Limits, Logistic, MoveClass, Review, ReviewBudget, Score,
     WinChanceModel,
 };
 
@@ -113,7 +113,9 @@ pub fn review_games(
         )
         .expect("a legal prefix replays");
         while !review.is_finished() {
-            review.step(&engine, &stop).expect("nothing stops the fit");
+            review
+                .step(&engine, Control::new(&stop))
+                .expect("nothing stops the fit");
         }
         let held_out = held_out[index];
         if !held_out {

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign};
 
-use super::square::{MAX_BOARD_SIZE, Square};
+use super::square::Square;
 
 /// A set of squares of a board up to 13×13.
 ///
@@ -105,9 +105,21 @@ impl Bitboard {
 
     /// The squares in the service's order: by file, then rank.
     pub fn iter(self) -> impl Iterator<Item = Square> {
-        (0..MAX_BOARD_SIZE)
-            .flat_map(|file| (0..MAX_BOARD_SIZE).filter_map(move |rank| Square::new(file, rank)))
-            .filter(move |&square| self.contains(square))
+        ByFile(self & WIDEST_BOARD)
+    }
+
+    /// Writes the squares as the capture list of a move does: `e5/f5`.
+    ///
+    /// # Errors
+    /// Only those of `out`; a `String` has none.
+    pub fn write_squares<W: fmt::Write>(self, out: &mut W) -> fmt::Result {
+        for (i, square) in self.iter().enumerate() {
+            if i > 0 {
+                out.write_char('/')?;
+            }
+            square.write_name(out)?;
+        }
+        Ok(())
     }
 
     /// The squares in bit order (by rank, then file): the fast way round.
@@ -345,6 +357,40 @@ impl Bitboard {
     }
 }
 
+/// Every square of a 13×13 board: files and ranks 0 to 12.
+const WIDEST_BOARD: Bitboard = Bitboard([
+    0x1fff_1fff_1fff_1fff,
+    0x1fff_1fff_1fff_1fff,
+    0x1fff_1fff_1fff_1fff,
+    0x1fff,
+]);
+
+/// The squares of a set by file, then rank: [`Bitboard::iter`]. Each step
+/// finds the lowest file, then its lowest rank, a few word operations with
+/// no sorting: a set is a move's captures (mostly none) or a side's pieces.
+struct ByFile(Bitboard);
+
+impl Iterator for ByFile {
+    type Item = Square;
+
+    fn next(&mut self) -> Option<Square> {
+        let words = &mut self.0.0;
+        // Every rank's lane folded onto one: the files that hold a square.
+        let lanes = words[0] | words[1] | words[2] | words[3];
+        let files = (lanes | lanes >> 16 | lanes >> 32 | lanes >> 48) & 0xffff;
+        if files == 0 {
+            return None;
+        }
+        // The lowest file's bit in every lane: the first word holding one
+        // holds its lowest rank.
+        let column = 0x0001_0001_0001_0001_u64 << files.trailing_zeros();
+        let word = words.iter().position(|&word| word & column != 0)?;
+        let bit = (words[word] & column).trailing_zeros();
+        words[word] ^= 1 << bit;
+        Some(Square::from_index(word as u32 * 64 + bit))
+    }
+}
+
 /// The squares of a [`Bitboard`] in bit order.
 pub(crate) struct Squares {
     words: [u64; 4],
@@ -410,13 +456,7 @@ impl fmt::Debug for Bitboard {
 /// Lists the squares as the capture list of a move does: `e5/f5`.
 impl fmt::Display for Bitboard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, square) in self.iter().enumerate() {
-            if i > 0 {
-                f.write_str("/")?;
-            }
-            write!(f, "{square}")?;
-        }
-        Ok(())
+        self.write_squares(f)
     }
 }
 
@@ -434,6 +474,30 @@ mod tests {
                 return region;
             }
             region = grown;
+        }
+    }
+
+    #[test]
+    fn iter_lists_any_set_by_file_then_rank_and_nothing_off_the_widest_board() {
+        let mut state = 11u64;
+        for density in [0, 2, 10, 50, 100] {
+            for _ in 0..200 {
+                let mut words = [0u64; 4];
+                for word in &mut words {
+                    for bit in 0..64 {
+                        state = splitmix(state);
+                        if state % 100 < density {
+                            *word |= 1 << bit;
+                        }
+                    }
+                }
+                let set = Bitboard(words);
+                let by_file: Vec<Square> = (0..13)
+                    .flat_map(|file| (0..13).filter_map(move |rank| Square::new(file, rank)))
+                    .filter(|&square| set.contains(square))
+                    .collect();
+                assert_eq!(set.iter().collect::<Vec<_>>(), by_file, "{set:?}");
+            }
         }
     }
 

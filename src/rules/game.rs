@@ -6,9 +6,10 @@ use std::fmt;
 use super::bitboard::Bitboard;
 use super::cpu::{self, Routine};
 use super::hash_index::HashIndex;
-use super::moves::Move;
+use super::moves::{Move, MoveList};
 use super::notation::{MoveText, ParseMoveError};
 use super::position::{PlayError, Position};
+use super::square::Square;
 use super::status::{EndReason, Status};
 use super::variant::Variant;
 
@@ -286,6 +287,27 @@ impl Game {
         self.look_ahead().preview(mv)
     }
 
+    /// Every legal move now (of the piece on `from`, if given), each with
+    /// what it would do as [`Game::preview`] tells, in the order the service
+    /// lists them ([`Position::legal_moves_by_file`]); none once the game is
+    /// over, repetition included. A board UI asks for them every turn, so
+    /// the moves the generator made are not checked again.
+    pub fn previewed_moves(
+        &self,
+        from: Option<Square>,
+    ) -> impl ExactSizeIterator<Item = PlayedMove> + '_ {
+        let position = self.position();
+        let moves = match from {
+            _ if self.status.is_over() => MoveList::new(),
+            Some(square) => position.legal_moves_from(square),
+            None => position.legal_moves_by_file(),
+        };
+        let look_ahead = self.look_ahead();
+        moves
+            .into_iter()
+            .map(move |mv| look_ahead.judge_legal(mv).1)
+    }
+
     /// A look a few plies ahead from the current position, each move judged
     /// with the game's history and the line's own positions, without copying
     /// the game.
@@ -478,9 +500,16 @@ impl<'g> LookAhead<'g> {
         if self.status.is_over() {
             return Err(PlayError::GameOver);
         }
+        self.position.check(mv)?;
+        Ok(self.judge_legal(mv))
+    }
+
+    /// [`LookAhead::judge`] of a move known to be legal on the line.
+    #[inline]
+    fn judge_legal(&self, mv: Move) -> (Position, PlayedMove) {
         let mut next = self.position;
-        let outcome = next.play(mv)?;
-        let irreversible = !outcome.captures.is_empty() || next.king().is_none();
+        let captures = next.play_unchecked(mv);
+        let irreversible = !captures.is_empty() || next.king().is_none();
         let (status, repetitions) = if irreversible {
             self.game.judge(&next, false, &[])
         } else {
@@ -489,10 +518,10 @@ impl<'g> LookAhead<'g> {
         };
         let played = PlayedMove {
             played: mv,
-            captures: outcome.captures,
+            captures,
             status,
             repetitions,
         };
-        Ok((next, played))
+        (next, played)
     }
 }

@@ -64,13 +64,29 @@ impl Position {
         moves
     }
 
+    /// [`Position::legal_moves`] in the order the service lists them: by
+    /// the square moved from, then the square moved to, each by file, then
+    /// rank. Listed in that order rather than sorted after.
+    #[must_use]
+    pub fn legal_moves_by_file(&self) -> MoveList {
+        self.moves_by_file(self.pieces(self.side_to_move))
+    }
+
     /// The legal moves of the piece on `from`, if it belongs to the side to
-    /// move and the game goes on.
+    /// move and the game goes on, by the square moved to's file, then rank.
     #[must_use]
     pub fn legal_moves_from(&self, from: Square) -> MoveList {
+        self.moves_by_file(self.pieces(self.side_to_move) & Bitboard::from_square(from))
+    }
+
+    /// The legal moves of `pieces`, the side to move's, in the service's order.
+    fn moves_by_file(&self, pieces: Bitboard) -> MoveList {
         let mut moves = MoveList::new();
-        if !self.status.is_over() && self.pieces(self.side_to_move).contains(from) {
-            self.push_moves_from(from, self.occupied(), &mut moves);
+        if !self.status.is_over() {
+            let occupied = self.occupied();
+            for from in pieces.iter() {
+                self.push_moves_by_file(from, occupied, &mut moves);
+            }
         }
         moves
     }
@@ -145,6 +161,20 @@ impl Position {
                 to: Square::new(from.file(), rank).expect("on the board"),
             });
         });
+    }
+
+    /// [`Position::push_moves_from`] by the square moved to's file, then
+    /// rank: along the rank to the west, along the file, then to the east.
+    fn push_moves_by_file(&self, from: Square, occupied: Bitboard, moves: &mut MoveList) {
+        let (along_rank, along_file) = self.reach(from, occupied, self.king.contains(from));
+        let west = along_rank & ((1 << from.file()) - 1);
+        let mut push = |file, rank| {
+            let to = Square::new(file, rank).expect("on the board");
+            moves.push(Move { from, to });
+        };
+        for_each_bit(west, |file| push(file, from.rank()));
+        for_each_bit(along_file, |rank| push(from.file(), rank));
+        for_each_bit(along_rank & !west, |file| push(file, from.rank()));
     }
 
     /// How many legal moves the side to move has (0 once the game is over).

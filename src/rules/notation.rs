@@ -3,13 +3,13 @@
 //! Parsing here checks syntax only and needs no board: whether a square is
 //! on the board, or a move legal, is the position's question.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use super::bitboard::Bitboard;
 use super::board_size::BoardSize;
 use super::side::Side;
-use super::square::{MAX_BOARD_SIZE, ParseSquareError, Square};
+use super::square::{MAX_BOARD_SIZE, ParseSquareError, Square, write_number};
 
 /// How much of a caller's text an error message quotes.
 const QUOTE_LIMIT: usize = 16;
@@ -111,13 +111,29 @@ impl FromStr for MoveText {
     }
 }
 
-impl fmt::Display for MoveText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.from, self.to)?;
+impl MoveText {
+    /// Writes the canonical text, as `Display` does, but character by
+    /// character: into a `String`, without the formatting machinery.
+    ///
+    /// # Errors
+    /// Only those of `out`; a `String` has none.
+    pub fn write_text<W: fmt::Write>(&self, out: &mut W) -> fmt::Result {
+        self.from.write_name(out)?;
+        out.write_char('-')?;
+        self.to.write_name(out)?;
         match self.captures {
-            Some(captures) if !captures.is_empty() => write!(f, "x{captures}"),
+            Some(captures) if !captures.is_empty() => {
+                out.write_char('x')?;
+                captures.write_squares(out)
+            }
             _ => Ok(()),
         }
+    }
+}
+
+impl fmt::Display for MoveText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(f)
     }
 }
 
@@ -332,17 +348,18 @@ impl fmt::Display for PositionText {
                     continue;
                 };
                 if empty > 0 {
-                    write!(f, "{empty}")?;
+                    write_number(f, empty)?;
                     empty = 0;
                 }
-                write!(f, "{piece}")?;
+                f.write_char(piece)?;
             }
             if empty > 0 {
-                write!(f, "{empty}")?;
+                write_number(f, empty)?;
             }
             f.write_str("/")?;
         }
-        write!(f, " {}", self.side_to_move.letter())
+        f.write_char(' ')?;
+        f.write_char(self.side_to_move.letter())
     }
 }
 

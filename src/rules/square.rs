@@ -77,9 +77,32 @@ impl PartialOrd for Square {
     }
 }
 
+impl Square {
+    /// Writes the square's name (`e10`) character by character: written
+    /// into a `String`, it costs a few stores, where `Display` goes through
+    /// the formatting machinery (a LegalMoves reply names hundreds of squares).
+    ///
+    /// # Errors
+    /// Only those of `out`; a `String` has none.
+    #[inline]
+    pub fn write_name<W: fmt::Write>(self, out: &mut W) -> fmt::Result {
+        out.write_char(char::from(b'a' + self.file()))?;
+        write_number(out, self.rank() + 1)
+    }
+}
+
+/// Writes a number below 100 (a rank, a run of empty squares) in decimal.
+#[inline]
+pub(crate) fn write_number<W: fmt::Write>(out: &mut W, number: u8) -> fmt::Result {
+    if number >= 10 {
+        out.write_char(char::from(b'0' + number / 10))?;
+    }
+    out.write_char(char::from(b'0' + number % 10))
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", char::from(b'a' + self.file()), self.rank() + 1)
+        self.write_name(f)
     }
 }
 

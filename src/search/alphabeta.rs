@@ -23,11 +23,11 @@ use super::eval::cache::ScoreCache;
 use super::eval::classic::{Mailbox, evaluate_board, index_of, square_of};
 use super::eval::nnue::{Accumulator, FeatureSet, HIDDEN};
 use super::eval::{Evaluator, network_score};
-use super::limits::Clock;
+use super::limits::Stopwatch;
 use super::ordering::{History, MovePicker};
 use super::params::*;
-use super::tt::{Bound, Entry, Table};
-use crate::rules::{MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status, splitmix};
+use super::tt::{Bound, Entry, Sharing, Table, TableView};
+use crate::rules::{Game, MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status, splitmix};
 
 /// Scratch memory reused by one search at a time: the table, the history, the network's
 /// accumulators by ply and the evaluator's latest scores.
@@ -41,12 +41,22 @@ pub(crate) struct Workspace {
 impl Workspace {
     pub fn new(hash_mb: usize) -> Workspace {
         Workspace {
-            table: Table::new(hash_mb),
+            table: Table::new(hash_mb, Sharing::Private),
             history: History::new(),
             accumulators: Vec::new(),
             scores: ScoreCache::new(),
         }
     }
+}
+
+/// The hashes of the game's positions since the last capture, before the
+/// current one: what the search counts repetitions against.
+fn game_hashes(game: &Game) -> Vec<u64> {
+    let history = game.reversible_history();
+    history[..history.len().saturating_sub(1)]
+        .iter()
+        .map(Position::hash)
+        .collect()
 }
 
 /// What the root loop found: the last completed iteration.
@@ -65,9 +75,9 @@ struct PvLine {
 }
 
 pub(crate) struct Searcher<'a> {
-    table: &'a mut Table,
+    table: TableView<'a>,
     history: &'a mut History,
-    pub clock: Clock<'a>,
+    pub clock: Stopwatch<'a>,
     pub nodes: u64,
     killers: [[Option<Move>; 2]; MAX_PLY + 1],
     pv: Box<[PvLine]>,
@@ -92,11 +102,12 @@ pub(crate) struct Searcher<'a> {
 }
 
 impl<'a> Searcher<'a> {
+    /// A search of the game's position on the workspace's own table, or on `shared` when given.
     pub fn new(
         workspace: &'a mut Workspace,
-        clock: Clock<'a>,
-        rules: Rules,
-        game_hashes: Vec<u64>,
+        shared: Option<TableView<'a>>,
+        clock: Stopwatch<'a>,
+        game: &Game,
         evaluator: Evaluator<'a>,
         noise: i32,
         seed: u64,
@@ -121,19 +132,19 @@ impl<'a> Searcher<'a> {
             })
             .collect();
         Searcher {
-            table: &mut workspace.table,
+            table: shared.unwrap_or(TableView::own(&workspace.table)),
             history: &mut workspace.history,
             clock,
             nodes: 0,
             killers: [[None; 2]; MAX_PLY + 1],
             pv,
-            rules,
+            rules: game.position().variant().rules,
             evaluator,
             accumulators: &mut workspace.accumulators,
             scores,
             noise,
             seed,
-            game_hashes,
+            game_hashes: game_hashes(game),
             path: [0; MAX_PLY + 2],
             aborted: false,
             root_score: 0,
@@ -182,7 +193,10 @@ impl<'a> Searcher<'a> {
             if score.abs() >= WIN_BOUND && WIN - score.abs() <= depth {
                 break;
             }
-            if !self.clock.may_start_iteration(depth as u32, self.nodes) {
+            if !self
+                .clock
+                .may_start_iteration(depth as u32, self.nodes, best_move, score)
+            {
                 break;
             }
             depth += 1;

@@ -4,11 +4,10 @@
 //! Each depth searches the root once per line, leaving out the first moves
 //! of the lines already found, so the lines start with distinct moves.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::engine::{Engine, SearchSetup};
-use super::limits::Limits;
+use super::limits::{Control, Limits};
 use super::params::{WIN, WIN_BOUND};
 use super::score::Score;
 use crate::rules::{Game, Move};
@@ -49,14 +48,14 @@ impl Engine {
         game: &Game,
         limits: &Limits,
         lines: usize,
-        stop: &AtomicBool,
+        control: Control<'_>,
         mut on_depth: impl FnMut(&AnalysisUpdate),
     ) -> Option<AnalysisUpdate> {
         let root = game.position();
         let lines = lines.clamp(1, MAX_LINES).min(root.legal_moves().len());
         let setup = SearchSetup {
             limits,
-            stop,
+            control,
             noise: 0,
             seed: 0,
         };
@@ -99,8 +98,14 @@ impl Engine {
                     score >= WIN_BOUND && WIN - score <= depth
                 });
                 let nodes = searcher.nodes;
+                let best = &update.lines[0];
+                let (best_move, score) = (best.pv[0], best.score.as_i32());
                 last = Some(update);
-                if all_proven || !searcher.clock.may_start_iteration(depth as u32, nodes) {
+                if all_proven
+                    || !searcher
+                        .clock
+                        .may_start_iteration(depth as u32, nodes, best_move, score)
+                {
                     break;
                 }
             }
@@ -118,6 +123,7 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::rules::{Rules, Variant};
+    use std::sync::atomic::AtomicBool;
 
     #[test]
     fn lines_have_distinct_first_moves_best_first_and_depths_increase() {
@@ -132,13 +138,19 @@ mod tests {
         };
         let mut depths = Vec::new();
         let last = engine
-            .analyse(&game, &limits, 4, &AtomicBool::new(false), |update| {
-                depths.push(update.depth);
-                let firsts: std::collections::HashSet<Move> =
-                    update.lines.iter().map(|line| line.pv[0]).collect();
-                assert_eq!(firsts.len(), 4);
-                assert!(update.lines.windows(2).all(|w| w[0].score >= w[1].score));
-            })
+            .analyse(
+                &game,
+                &limits,
+                4,
+                Control::new(&AtomicBool::new(false)),
+                |update| {
+                    depths.push(update.depth);
+                    let firsts: std::collections::HashSet<Move> =
+                        update.lines.iter().map(|line| line.pv[0]).collect();
+                    assert_eq!(firsts.len(), 4);
+                    assert!(update.lines.windows(2).all(|w| w[0].score >= w[1].score));
+                },
+            )
             .expect("depth 1 completes");
         assert_eq!(depths, [1, 2, 3]);
         assert_eq!(last.depth, 3);
@@ -165,9 +177,15 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(100));
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
             });
-            engine.analyse(&game, &Limits::default(), 1, &stop, |update| {
-                completed = Some(update.clone());
-            })
+            engine.analyse(
+                &game,
+                &Limits::default(),
+                1,
+                Control::new(&stop),
+                |update| {
+                    completed = Some(update.clone());
+                },
+            )
         })
         .expect("depth 1 completes in 100 ms");
         let completed = completed.expect("an update per completed depth");
@@ -188,7 +206,9 @@ mod tests {
         let game = Game::new(Variant::standard(Rules::Copenhagen));
         let stop = AtomicBool::new(true);
         let mut reported = 0;
-        let result = engine.analyse(&game, &Limits::default(), 2, &stop, |_| reported += 1);
+        let result = engine.analyse(&game, &Limits::default(), 2, Control::new(&stop), |_| {
+            reported += 1
+        });
         // With no other bound, only the flag ends it: seen at the clock's first look, or at the
         // latest once depth 1 completes, before that depth is reported.
         assert!(result.is_none(), "{result:?}");

@@ -13,9 +13,10 @@ use super::eval::Evaluator;
 use super::eval::classic::Weights;
 use super::eval::nnue::Networks;
 use super::levels::{Level, LevelLimits};
-use super::limits::{Clock, Limits};
+use super::limits::{Control, Limits, Stopwatch};
 use super::score::Score;
-use crate::rules::{Game, Move, Position, Status, Variant};
+use super::tt::{Sharing, Table, TableView};
+use crate::rules::{Game, Move, Position, Status, Variant, splitmix};
 
 /// What a search found: the last completed iteration.
 #[derive(Clone, Debug)]
@@ -37,7 +38,7 @@ pub struct SearchReport {
 #[derive(Clone, Copy)]
 pub(crate) struct SearchSetup<'a> {
     pub limits: &'a Limits,
-    pub stop: &'a AtomicBool,
+    pub control: Control<'a>,
     pub noise: i32,
     pub seed: u64,
 }
@@ -45,9 +46,12 @@ pub(crate) struct SearchSetup<'a> {
 /// Engine configuration.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
-    /// Size of each search's transposition table, in MiB. A table is used by one search at a time,
-    /// so memory is this times the most searches running at once.
+    /// Size of the transposition table of each search that depth or nodes end (so that it is
+    /// repeatable), in MiB: such a table serves one search at a time, so their memory is this
+    /// times the most of them running at once.
     pub hash_mb: usize,
+    /// Size of the one table that every search the clock ends shares, in MiB.
+    pub shared_hash_mb: usize,
     /// The classic evaluation's weights (default: the built-in ones).
     pub weights: Weights,
     /// The evaluation networks, each used for games of its variant (the others get the classic
@@ -60,6 +64,7 @@ impl Default for EngineConfig {
     fn default() -> EngineConfig {
         EngineConfig {
             hash_mb: 64,
+            shared_hash_mb: 64,
             weights: Weights::default(),
             networks: Networks::built_in(),
         }
@@ -67,15 +72,17 @@ impl Default for EngineConfig {
 }
 
 /// The AI. `Send + Sync`: one engine serves many threads at once, each search with its own table
-/// taken from a pool (see `tt.rs` for why tables are not shared).
+/// taken from a pool or the shared one (see [`Engine::with_searcher`] for which).
 pub struct Engine {
     config: EngineConfig,
     idle: Mutex<Vec<Workspace>>,
+    shared: Table,
 }
 
 impl Engine {
     pub fn new(config: EngineConfig) -> Engine {
         Engine {
+            shared: Table::new(config.shared_hash_mb, Sharing::Shared),
             config,
             idle: Mutex::new(Vec::new()),
         }
@@ -93,23 +100,24 @@ impl Engine {
         level: Level,
         seed: u64,
     ) -> Option<SearchReport> {
-        self.search_with_stop(game, &level.limits(limits), seed, &AtomicBool::new(false))
+        let stop = AtomicBool::new(false);
+        self.search_with(game, &level.limits(limits), seed, Control::new(&stop))
     }
 
     /// [`Engine::search`] within limits the level's own are already applied to (a caller that
     /// needs them before the search, as a server's admission does, works them out once), that
     /// also stops, as at a deadline, once `stop` is set (from any thread).
-    pub fn search_with_stop(
+    pub fn search_with(
         &self,
         game: &Game,
         limits: &LevelLimits,
         seed: u64,
-        stop: &AtomicBool,
+        control: Control<'_>,
     ) -> Option<SearchReport> {
         let noise = limits.level().settings().noise;
         let setup = SearchSetup {
             limits: limits.limits(),
-            stop,
+            control,
             noise,
             seed,
         };
@@ -133,6 +141,11 @@ impl Engine {
     /// Runs `search` with a searcher set up for the game's position: the table and scratch memory
     /// taken from the pool (and given back), the clock started, the evaluation for its variant.
     /// `None` without a search when the game is over.
+    ///
+    /// A search that ends by depth or nodes has a table of its own, empty when it starts, so that
+    /// the same search finds the same move whatever ran before or beside it; one that the clock
+    /// ends (whose move depends on the machine anyway) shares the engine's table with every other
+    /// such search, so memory does not grow with their number and each sees what the others found.
     pub(crate) fn with_searcher<T>(
         &self,
         game: &Game,
@@ -140,9 +153,15 @@ impl Engine {
         search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
     ) -> Option<T> {
         let mut workspace = self.take_workspace();
-        // A search from the pool sees nothing of the searches the table served before.
-        workspace.table.new_search();
-        let found = self.search_in(&mut workspace, game, setup, search);
+        let shared = setup.limits.ends_by_time().then(|| {
+            self.shared.new_shared_search();
+            TableView::shared(&self.shared, table_salt(game.position().variant()))
+        });
+        if shared.is_none() {
+            // A search from the pool sees nothing of the searches the table served before.
+            workspace.table.new_search();
+        }
+        let found = self.search_on(&mut workspace, shared, game, setup, search);
         self.give_back_workspace(workspace);
         found
     }
@@ -156,15 +175,32 @@ impl Engine {
         setup: SearchSetup<'_>,
         search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
     ) -> Option<T> {
+        self.search_on(workspace, None, game, setup, search)
+    }
+
+    /// A searcher on the workspace, with its own table or `shared`.
+    fn search_on<'a, T>(
+        &'a self,
+        workspace: &'a mut Workspace,
+        shared: Option<TableView<'a>>,
+        game: &Game,
+        setup: SearchSetup<'a>,
+        search: impl FnOnce(&mut Searcher<'_>) -> Option<T>,
+    ) -> Option<T> {
         let root = game.position();
         if root.status().is_over() || game.status().is_over() {
             return None;
         }
+        let mut stopwatch = Stopwatch::new(setup.limits, setup.control);
+        // On a clock, a forced move is played at once.
+        if setup.limits.soft_time.is_some() && root.legal_moves().len() == 1 {
+            stopwatch.forced_move();
+        }
         search(&mut Searcher::new(
             workspace,
-            Clock::new(setup.limits, setup.stop),
-            root.variant().rules,
-            game_hashes(game),
+            shared,
+            stopwatch,
+            game,
             self.evaluator(root.variant()),
             setup.noise,
             setup.seed,
@@ -211,14 +247,9 @@ impl Engine {
     }
 }
 
-/// The hashes of the game's positions since the last capture, before the
-/// current one: what the search counts repetitions against.
-fn game_hashes(game: &Game) -> Vec<u64> {
-    let history = game.reversible_history();
-    history[..history.len().saturating_sub(1)]
-        .iter()
-        .map(Position::hash)
-        .collect()
+/// What a game's variant salts its hashes with in the shared table.
+fn table_salt(variant: Variant) -> u64 {
+    splitmix(((variant.rules as u64) << 8) | u64::from(variant.size.get()))
 }
 
 impl Default for Engine {

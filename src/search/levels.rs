@@ -40,6 +40,7 @@
 
 use std::time::Duration;
 
+use super::clock::TimeAllocation;
 use super::limits::Limits;
 
 /// A strength level, 1 (beginner) ..= 10 (full strength).
@@ -95,6 +96,16 @@ impl LevelLimits {
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
+
+    /// These limits within a clock's allocation: the clock only ever shortens them, so a level
+    /// never thinks past its own budget (full strength's: the request's bound, or its second).
+    #[must_use]
+    pub fn within(self, allocation: TimeAllocation) -> LevelLimits {
+        LevelLimits {
+            limits: self.limits.tightest(&Limits::on_clock(allocation)),
+            ..self
+        }
+    }
 }
 
 impl Level {
@@ -139,7 +150,7 @@ impl Level {
             max_depth: settings.max_depth,
             max_nodes: settings.max_nodes,
             max_time: settings.max_time,
-            deadline: None,
+            ..Limits::default()
         };
         let mut limits = requested.tightest(&own);
         if requested.is_unbounded() && settings.max_depth.is_none() {

@@ -18,12 +18,16 @@
 //! engine, its configuration and reports, and the one place a search is set
 //! up), `score.rs` (the score every search reports), `alphabeta.rs` (the
 //! search), `tt.rs` (the table, and how it is shared), `ordering.rs` (move
-//! ordering and the history), `limits.rs` (what bounds a search),
+//! ordering and the history), `limits.rs` (what bounds a search, and the
+//! running search's stopwatch), `clock.rs` (a game clock and the time a move
+//! is given by it),
 //! `levels.rs` (what each level does), `params.rs` (every tunable number of
 //! the search), `analysis.rs` (multi-line analysis, one report per depth),
 //! `threats.rs` (the tactical picture: wins, threats, captures), `review/`
 //! (a whole game judged ply by ply: the win-chance model, the move classes,
-//! the reviewer); and the evaluation in `eval/`: `eval/classic/` (the hand-set terms, their weights, the mailbox)
+//! the reviewer), `puzzles/` (tactics mined from a game, each proven); and
+//! the evaluation in `eval/`: `eval/classic/` (the hand-set terms, their
+//! weights, the mailbox)
 //! and `eval/nnue/` (the network: features, weights, accumulator, file
 //! format), and `eval/cache.rs` (the latest scores, by hash). What grows
 //! and measures the engine (self-play data, training, tuning, matches, the
@@ -31,25 +35,33 @@
 
 mod alphabeta;
 mod analysis;
+mod clock;
 mod engine;
 pub(crate) mod eval;
 mod levels;
 mod limits;
 mod ordering;
 pub(crate) mod params;
+mod puzzles;
 mod review;
 mod score;
 mod threats;
 mod tt;
 
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
+pub use clock::{Clock, TimeAllocation};
 pub use engine::{Engine, EngineConfig, SearchReport};
 pub use eval::classic::{Term, Weights, WeightsError, evaluate};
 pub use eval::nnue::{
     FeatureSet, Network, NetworkError, NetworkFileError, NetworkFileErrorKind, Networks, Provenance,
 };
 pub use levels::{Level, LevelLimits};
-pub use limits::Limits;
+pub use limits::{Alone, Control, Limits, Share};
+pub use params::DEFAULT_MOVE_OVERHEAD;
+pub use puzzles::{
+    DEFAULT_PUZZLE_NODES, DEFAULT_SOLVER_MOVES, MATERIAL_GAIN, MAX_SOLVER_MOVES, MinedPuzzles,
+    Puzzle, PuzzleBudget, PuzzleGoal, Theme, find_puzzles,
+};
 pub use review::{
     ClassCounts, DEFAULT_REVIEW_NODES, Logistic, MoveClass, PlyReview, Review, ReviewBudget,
     ReviewStopped, ReviewSummary, WinChanceModel, move_accuracy,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::limits::{Clock, Limits};
+use super::limits::{Control, Limits, Stopwatch};
 use crate::rules::{Game, Move, PlayedMove, Side, Square, Status};
 
 /// The tactical picture; every list empty once the game is over.
@@ -33,22 +33,26 @@ pub struct Threats {
 /// square, then to square; pieces by square.
 #[must_use]
 pub fn threats(game: &Game) -> Threats {
-    threats_until(game, None, &AtomicBool::new(false)).unwrap_or_default()
+    threats_until(game, None, Control::new(&AtomicBool::new(false))).unwrap_or_default()
 }
 
 /// [`threats`], given up (`None`) once `deadline` passes or `stop` is set
 /// (from any thread) before the double threats are proven.
 #[must_use]
-pub fn threats_until(game: &Game, deadline: Option<Instant>, stop: &AtomicBool) -> Option<Threats> {
+pub fn threats_until(
+    game: &Game,
+    deadline: Option<Instant>,
+    control: Control<'_>,
+) -> Option<Threats> {
     if game.status().is_over() {
         return Some(Threats::default());
     }
-    let clock = Clock::new(
+    let clock = Stopwatch::new(
         &Limits {
             deadline,
             ..Limits::default()
         },
-        stop,
+        control,
     );
     let position = game.position();
     let side = position.side_to_move();
@@ -109,7 +113,7 @@ fn by_captured_square(moves: &[PlayedMove]) -> Vec<(Square, Vec<PlayedMove>)> {
 /// side either lose at once or leave `side` a winning move? An exact
 /// three-ply search: every reply, and for each a win found or every move
 /// tried. `None` once the clock says stop.
-fn forces_win(game: &Game, mv: Move, side: Side, clock: &Clock<'_>) -> Option<bool> {
+fn forces_win(game: &Game, mv: Move, side: Side, clock: &Stopwatch<'_>) -> Option<bool> {
     let mut after = game.look_ahead();
     if after.play(mv).is_err() {
         return Some(false);
@@ -118,6 +122,7 @@ fn forces_win(game: &Game, mv: Move, side: Side, clock: &Clock<'_>) -> Option<bo
     let mut last_win: Option<Move> = None;
     let replies = after.position().legal_moves();
     for &reply in replies.iter() {
+        clock.take_turn();
         if clock.past_deadline() {
             return None;
         }

@@ -7,6 +7,8 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::search::DEFAULT_MOVE_OVERHEAD;
+
 /// Everything the server can be told.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
@@ -89,22 +91,27 @@ pub struct CapsConfig {
     pub deadline_margin: Duration,
     /// And this share of the deadline too (at most 250 ms).
     pub deadline_margin_percent: u32,
-    /// Longest a game review may take, whatever its deadline: then it ends with what it has.
+    /// The time a move takes to reach a game clock (the network, the game server): taken off
+    /// every time a SuggestMove's clock gives its move.
+    pub move_overhead: Duration,
+    /// Longest a game review or a game's puzzle mining may take, whatever its deadline: then it
+    /// ends with what it has.
     pub max_review_time: Duration,
 }
 
 /// The threads, slots and queues the work runs on, and the engine each search runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecConfig {
-    /// Threads that run searches; 0: one per CPU core.
+    /// Cores the searches share (their threads compute on this many at once); 0: one per CPU core.
     pub search_threads: usize,
-    /// Searches that run at once; 0: as many as there are search threads.
+    /// Searches that run at once, sharing those cores; 0: four per search thread.
     pub max_concurrent_searches: usize,
     /// Searches that may wait for a free slot.
     pub max_queued_searches: usize,
     /// Long games replayed at once on their own threads; 0: half the CPU cores, at least one.
     pub replay_threads: usize,
-    /// Transposition table size in MiB, for each running search and each active game review.
+    /// The transposition table the searches the clock ends share, in MiB; each other running
+    /// search and each game review has one of a quarter of it ([`ExecConfig::own_hash_mb`]).
     pub hash_mb: usize,
     /// Evaluation network files, each used for games of its variant instead of the built-in one.
     pub eval_net: Vec<PathBuf>,
@@ -188,6 +195,7 @@ impl Default for CapsConfig {
             max_search_nodes: 200_000_000,
             deadline_margin: Duration::from_millis(10),
             deadline_margin_percent: 15,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
             max_review_time: Duration::from_secs(300),
         }
     }
@@ -225,20 +233,35 @@ impl ExecConfig {
         }
     }
 
-    /// Concurrent searches with 0 resolved to the number of search threads.
+    /// Concurrent searches with 0 resolved to four per search thread: more searches run than
+    /// there are cores, which they share in turns, so a short search never waits for a long
+    /// one to end.
     pub fn max_concurrent_searches(&self) -> usize {
         if self.max_concurrent_searches > 0 {
             self.max_concurrent_searches
         } else {
-            self.search_threads()
+            SEARCHES_PER_THREAD * self.search_threads()
         }
     }
 
-    /// Game reviews that may be active at once, each keeping its game's table between its
-    /// searches: as many as searches may run, so their tables take no more memory than the
-    /// running searches' do.
+    /// Game reviews that may run at once, each keeping its game's table between its
+    /// searches: two per search thread.
     pub fn max_active_reviews(&self) -> usize {
-        self.max_concurrent_searches()
+        REVIEWS_PER_THREAD * self.search_threads()
+    }
+
+    /// The table of a search that depth or nodes end (a repeatable one) and of a game review,
+    /// in MiB: a quarter of `--hash-mb`, at least 1.
+    pub fn own_hash_mb(&self) -> usize {
+        (self.hash_mb / OWN_TABLE_FRACTION).max(1)
+    }
+
+    /// The transposition tables that may exist at once, in MiB: the shared one, and one of
+    /// [`ExecConfig::own_hash_mb`] for each running search and each running review.
+    pub fn tables_mb(&self) -> u64 {
+        let own_tables = as_u64(self.max_concurrent_searches())
+            .saturating_add(as_u64(self.max_active_reviews()));
+        as_u64(self.hash_mb).saturating_add(as_u64(self.own_hash_mb()).saturating_mul(own_tables))
     }
 
     /// Replay threads with 0 resolved to half the CPU cores (at least one): a
@@ -281,22 +304,21 @@ impl Config {
     }
 }
 
-/// Every running search holds a table of `hash_mb`, and every active game
-/// review keeps one of its own between its searches: all of them at once must
+/// The shared table, and the table each running search and each running
+/// game review may hold ([`ExecConfig::tables_mb`]): all of them at once must
 /// fit in `available` bytes, or the first busy moment aborts the process.
 fn check_tables_fit(exec: &ExecConfig, available: Option<u64>) -> Result<(), ConfigError> {
-    let searches = as_u64(exec.max_concurrent_searches());
-    let tables = searches.saturating_add(as_u64(exec.max_active_reviews()));
-    let needed = as_u64(exec.hash_mb)
-        .saturating_mul(1 << 20)
-        .saturating_mul(tables);
+    let needed_mb = exec.tables_mb();
     match available {
-        Some(available) if needed > available => Err(ConfigError::TablesTooLarge {
-            hash_mb: exec.hash_mb,
-            searches,
-            needed_mb: needed >> 20,
-            available_mb: available >> 20,
-        }),
+        Some(available) if needed_mb.saturating_mul(1 << 20) > available => {
+            Err(ConfigError::TablesTooLarge {
+                hash_mb: exec.hash_mb,
+                searches: as_u64(exec.max_concurrent_searches()),
+                reviews: as_u64(exec.max_active_reviews()),
+                needed_mb,
+                available_mb: available >> 20,
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -351,7 +373,9 @@ pub enum ConfigError {
         hash_mb: usize,
         /// Searches that may run at once.
         searches: u64,
-        /// What they and the reviews' tables would need together, in MiB.
+        /// Game reviews that may run at once.
+        reviews: u64,
+        /// What the shared table, the searches' and the reviews' would need together, in MiB.
         needed_mb: u64,
         /// What the machine (or the container's limit) has, in MiB.
         available_mb: u64,
@@ -376,15 +400,17 @@ impl ConfigError {
             ConfigError::TablesTooLarge {
                 hash_mb,
                 searches,
+                reviews,
                 needed_mb,
                 available_mb,
             } => {
                 let (table, concurrent) =
                     (name(Setting::HashMb), name(Setting::MaxConcurrentSearches));
                 format!(
-                    "{table} {hash_mb}: {searches} searches and as many game reviews at once would \
-                     need {needed_mb} MiB of transposition tables, but only {available_mb} MiB of \
-                     memory is available; lower {table} or {concurrent}"
+                    "{table} {hash_mb}: its shared table, and a quarter of it for each of {searches} \
+                     searches and {reviews} game reviews at once, would need {needed_mb} MiB of \
+                     transposition tables, but only {available_mb} MiB of memory is available; \
+                     lower {table} or {concurrent}"
                 )
             }
         }
@@ -398,6 +424,14 @@ impl std::fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// Searches that may run at once for each search thread (core), by default.
+const SEARCHES_PER_THREAD: usize = 4;
+/// Game reviews that may run at once for each search thread.
+const REVIEWS_PER_THREAD: usize = 2;
+/// The table of a search that depth or nodes end, and of a review, is this fraction of the
+/// shared one.
+const OWN_TABLE_FRACTION: usize = 4;
 
 fn as_u64(value: usize) -> u64 {
     u64::try_from(value).unwrap_or(u64::MAX)
@@ -498,17 +532,21 @@ mod tests {
     fn tables_must_fit_in_memory() {
         let exec = ExecConfig {
             hash_mb: 64,
-            max_concurrent_searches: 4,
+            search_threads: 2,
+            max_concurrent_searches: 8,
             ..ExecConfig::default()
         };
-        assert_eq!(check_tables_fit(&exec, Some(512 << 20)), Ok(()));
+        // 64 shared, and 16 for each of 8 searches and 4 reviews.
+        assert_eq!(exec.tables_mb(), 256);
+        assert_eq!(check_tables_fit(&exec, Some(256 << 20)), Ok(()));
         assert_eq!(check_tables_fit(&exec, None), Ok(()));
-        let message = check_tables_fit(&exec, Some(511 << 20))
+        let message = check_tables_fit(&exec, Some(255 << 20))
             .unwrap_err()
             .to_string();
         assert!(
             message.starts_with(
-                "exec.hash_mb 64: 4 searches and as many game reviews at once would need 512 MiB"
+                "exec.hash_mb 64: its shared table, and a quarter of it for each of 8 searches \
+                 and 4 game reviews at once, would need 256 MiB"
             ),
             "{message}"
         );

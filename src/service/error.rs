@@ -13,7 +13,7 @@ use prost::Message as _;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 
-use crate::service::exec::ExecError;
+use crate::service::exec::{Busy, ExecError};
 
 /// The `ErrorInfo.domain` of every error.
 pub const DOMAIN: &str = "tafl.v1";
@@ -37,6 +37,8 @@ pub enum Reason {
     BadLimits,
     /// More moves than the configured cap.
     GameTooLong,
+    /// The request's bytes are not the method's protobuf message.
+    MalformedMessage,
     /// Nothing on the from square.
     NoPiece,
     /// The piece belongs to the side not to move.
@@ -86,7 +88,8 @@ impl Reason {
             | Reason::ImpossibleStart
             | Reason::BadSquare
             | Reason::BadLimits
-            | Reason::GameTooLong => Kind::BadRequest,
+            | Reason::GameTooLong
+            | Reason::MalformedMessage => Kind::BadRequest,
             Reason::NoPiece
             | Reason::NotYourPiece
             | Reason::NotStraight
@@ -115,6 +118,10 @@ pub enum ServiceError {
         ply: Option<usize>,
     },
 
+    /// The request's bytes do not decode as the method's message.
+    #[error("the message is not valid protobuf: {0}")]
+    MalformedMessage(String),
+
     /// A move (or a search) was asked for after the game ended.
     #[error("{subject}: {description}")]
     GameOver {
@@ -124,15 +131,16 @@ pub enum ServiceError {
         ply: Option<usize>,
     },
 
-    /// More searches are waiting than the server accepts.
+    /// A pool holds as much work as it takes, or the work could not start
+    /// in time: what it holds, and the wait worth trying after (RetryInfo,
+    /// `grpc-retry-pushback-ms`).
     #[error(
-        "the server is busy: {waiting} searches are already running or waiting; try again later"
+        "the server is busy ({pool}: {running} running, {waiting} waiting); try again later",
+        pool = .0.pool,
+        running = .0.running,
+        waiting = .0.waiting
     )]
-    Busy {
-        waiting: usize,
-        /// The wait worth trying after (RetryInfo, `grpc-retry-pushback-ms`).
-        retry_after: std::time::Duration,
-    },
+    Busy(Busy),
 
     /// The requests being read at once already fill the connection's or the
     /// server's budget.
@@ -217,8 +225,9 @@ impl ServiceError {
     pub fn reason(&self) -> Option<Reason> {
         match self {
             ServiceError::InvalidArgument { reason, .. } => Some(*reason),
+            ServiceError::MalformedMessage(_) => Some(Reason::MalformedMessage),
             ServiceError::GameOver { .. } => Some(Reason::GameOver),
-            ServiceError::Busy { .. }
+            ServiceError::Busy(_)
             | ServiceError::BusyReading { .. }
             | ServiceError::BusySending { .. }
             | ServiceError::BusyCalls { .. } => Some(Reason::Overloaded),
@@ -241,9 +250,11 @@ impl ServiceError {
     /// The gRPC code this error is sent with.
     pub fn code(&self) -> Code {
         match self {
-            ServiceError::InvalidArgument { .. } => Code::InvalidArgument,
+            ServiceError::InvalidArgument { .. } | ServiceError::MalformedMessage(_) => {
+                Code::InvalidArgument
+            }
             ServiceError::GameOver { .. } => Code::FailedPrecondition,
-            ServiceError::Busy { .. }
+            ServiceError::Busy(_)
             | ServiceError::BusyReading { .. }
             | ServiceError::BusySending { .. }
             | ServiceError::BusyCalls { .. } => Code::ResourceExhausted,
@@ -259,13 +270,7 @@ impl ServiceError {
 impl From<ExecError> for ServiceError {
     fn from(error: ExecError) -> ServiceError {
         match error {
-            ExecError::Busy {
-                waiting,
-                retry_after,
-            } => ServiceError::Busy {
-                waiting,
-                retry_after,
-            },
+            ExecError::Busy(busy) => ServiceError::Busy(busy),
             ExecError::DeadlinePassed => ServiceError::DeadlineTooShort,
             ExecError::ShuttingDown => ServiceError::ShuttingDown,
             ExecError::Failed(detail) => ServiceError::Internal(detail),
@@ -392,7 +397,7 @@ impl From<ServiceError> for Status {
                 details.add_precondition_failure_violation(GAME_OVER, subject, description);
                 info
             }
-            ServiceError::Busy { retry_after, .. }
+            ServiceError::Busy(Busy { retry_after, .. })
             | ServiceError::BusyReading { retry_after }
             | ServiceError::BusySending { retry_after }
             | ServiceError::BusyCalls { retry_after } => {
@@ -419,6 +424,7 @@ impl From<ServiceError> for Status {
             ServiceError::DeadlineTooShort | ServiceError::DeadlineExpired => {
                 error_info(Reason::DeadlineExceeded, None, None)
             }
+            ServiceError::MalformedMessage(_) => error_info(Reason::MalformedMessage, None, None),
             ServiceError::ShuttingDown => return Status::new(code, message),
         };
         with_details(code, message, info, details)
@@ -442,6 +448,7 @@ pub fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::exec::Pool;
 
     /// The same error is the same bytes on every call (the metadata in key order), and its
     /// readable copy, the last detail, says what its ErrorInfo says.
@@ -512,10 +519,17 @@ mod tests {
 
     #[test]
     fn busy_is_overloaded() {
-        let status = Status::from(ServiceError::Busy {
-            waiting: 3,
+        let status = Status::from(ServiceError::Busy(Busy {
+            pool: Pool::Reviews,
+            why: crate::service::exec::Refusal::Full,
+            running: 2,
+            waiting: 0,
             retry_after: std::time::Duration::from_millis(1500),
-        });
+        }));
+        assert_eq!(
+            status.message(),
+            "the server is busy (game reviews: 2 running, 0 waiting); try again later"
+        );
         assert_eq!(status.code(), Code::ResourceExhausted);
         let info = status.get_details_error_info().expect("error info");
         assert_eq!(info.reason, "OVERLOADED");

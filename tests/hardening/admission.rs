@@ -17,9 +17,21 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 /// Generous, for a loaded machine: the target is 50 ms (printed).
 const REFUSAL_BOUND: Duration = Duration::from_millis(500);
 
+/// A server running as many searches at once as it has cores: what admission decides is then
+/// who starts, not how the cores are shared (`tests/hardening/sharing.rs`).
+fn slots_server() -> crate::Tafl {
+    let slots = SLOTS.to_string();
+    crate::tafl(&[
+        "--search-threads",
+        &slots,
+        "--max-concurrent-searches",
+        &slots,
+    ])
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn searches_that_cannot_start_in_time_are_refused_at_once() {
-    let server = crate::tafl(&["--search-threads", &SLOTS.to_string()]);
+    let server = slots_server();
     let client = crate::client(server.addr).await;
     let mut calls = JoinSet::new();
     for seed in 0..SEARCHES as u64 {
@@ -88,7 +100,7 @@ const SHORT_TIMEOUT: Duration = Duration::from_secs(3);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_client_flooding_long_searches_does_not_starve_another() {
-    let server = crate::tafl(&["--search-threads", &SLOTS.to_string()]);
+    let server = slots_server();
     let flood_client = crate::client(server.addr).await;
     let flooding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
     let mut flood = JoinSet::new();
@@ -121,6 +133,7 @@ async fn one_client_flooding_long_searches_does_not_starve_another() {
             limits: None,
             level: 3,
             seed,
+            clock: None,
         });
         request.set_timeout(SHORT_TIMEOUT);
         let started = Instant::now();

@@ -14,11 +14,19 @@ fn assert_refused(args: &[&str], env: &[(&str, &str)], flag: &str) {
 #[test]
 fn bad_values_exit_2_with_a_sentence() {
     // Tables larger than the machine's memory: would abort at the first search.
-    let huge_tables = ["--hash-mb", "1048576", "--max-concurrent-searches", "2"];
+    let huge_tables = [
+        "--hash-mb",
+        "1048576",
+        "--search-threads",
+        "2",
+        "--max-concurrent-searches",
+        "2",
+    ];
     assert_refused(
         &huge_tables,
         &[],
-        "--hash-mb 1048576: 2 searches and as many game reviews at once would need 4194304 MiB",
+        "--hash-mb 1048576: its shared table, and a quarter of it for each of 2 searches and 4 \
+         game reviews at once, would need 2621440 MiB",
     );
     assert_refused(
         &huge_tables,

@@ -81,6 +81,7 @@ async fn a_threats_flood_and_analysis_streams_leave_another_connections_moves_an
             limits: None,
             level: 5,
             seed,
+            clock: None,
         });
         request.set_timeout(VICTIM_TIMEOUT);
         let started = Instant::now();

@@ -68,6 +68,7 @@ async fn searches_past_the_queue_are_refused_and_cheap_calls_stay_fast() {
                         limits,
                         level: 10,
                         seed: i as u64,
+                        clock: None,
                     })
                     .await
                     .map(|reply| assert!(reply.into_inner().best_move.is_some()))

@@ -21,6 +21,8 @@ async fn the_grace_period_bounds_the_exit_and_searches_answer() {
     let mut server = crate::tafl(&[
         "--search-threads",
         "2",
+        "--max-concurrent-searches",
+        "2",
         "--shutdown-grace-ms",
         &GRACE_MS.to_string(),
     ]);

@@ -87,3 +87,42 @@ fn streams_past_the_cap_are_refused_and_memory_stays_bounded() {
         .unwrap()
         .block_on(crate::assert_serving(server.addr));
 }
+
+/// Issue 42, item 6: an HTTP/2 rapid reset (streams opened and reset at once, again and again,
+/// on many connections) is answered with GOAWAY and writes no log line: the HTTP/2 library's
+/// warning, one per attacking connection, flooded the log (7,889 lines in 20 s).
+#[test]
+fn a_rapid_reset_flood_does_not_flood_the_log() {
+    const CONNECTIONS: usize = 20;
+    const RESETS: u32 = 2000;
+    let server = crate::tafl(&[]);
+    let before = server.log().len();
+    let mut goaways = 0;
+    for _ in 0..CONNECTIONS {
+        let mut connection = RawConnection::open(server.addr).expect("connects");
+        let mut flood = Vec::new();
+        for n in 0..RESETS {
+            let id = 2 * n + 1;
+            let path = "/grpc.health.v1.Health/Check";
+            flood.extend(frame(HEADERS, END_HEADERS, id, &grpc_headers(path)));
+            // CANCEL (8).
+            flood.extend(frame(RST_STREAM, 0, id, &8u32.to_be_bytes()));
+        }
+        // The server closes the connection when it has seen enough.
+        let _ = connection.stream.write_all(&flood);
+        let frames: Vec<Frame> =
+            std::iter::from_fn(|| connection.read_frame(Duration::from_secs(2))).collect();
+        goaways += usize::from(frames.iter().any(|frame| frame.kind == GOAWAY));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let lines: Vec<String> = server.log().into_iter().skip(before).collect();
+    println!("{goaways} of {CONNECTIONS} connections got GOAWAY; the log grew by {lines:#?}");
+    assert!(goaways > 0, "the flood was not seen as one");
+    assert!(
+        lines.iter().all(|line| !line.contains("WARN")),
+        "{lines:#?}"
+    );
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(crate::assert_serving(server.addr));
+}

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use tonic::Code;
 use tonic::codegen::http;
+use tonic_types::StatusExt;
 use tower::Service;
 
 use crate::common::process::Tafl;
@@ -102,4 +103,36 @@ async fn broken_framing_gets_the_documented_code_and_is_no_server_fault() {
         answered.iter().all(|line| line.contains("fault=false")),
         "{answered:#?}"
     );
+}
+
+/// Issue 42, item 4: bytes that are not the request's protobuf are the caller's mistake, and
+/// like every caller's mistake they carry the ErrorInfo the proto promises.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_is_not_protobuf_carries_error_info() {
+    let server = Tafl::start(env!("CARGO_BIN_EXE_tafl"), &["--hash-mb", "4"], &[]);
+    let answer = crate::common::raw_h2::grpc_call(
+        server.addr,
+        "/tafl.v1.TaflService/ApplyMove",
+        &[],
+        &[0xff; 8],
+    )
+    .await;
+    assert_eq!(answer.status.code(), Code::InvalidArgument);
+    assert!(
+        answer
+            .status
+            .message()
+            .starts_with("the message is not valid protobuf: "),
+        "{}",
+        answer.status.message()
+    );
+    let info = answer
+        .status
+        .get_details_error_info()
+        .expect("an ErrorInfo");
+    assert_eq!(
+        (info.reason.as_str(), info.domain.as_str()),
+        ("MALFORMED_MESSAGE", "tafl.v1")
+    );
+    assert_eq!(info.metadata["kind"], "bad_request");
 }

@@ -1,5 +1,5 @@
 //! A move-by-move cross-check of the engine against the slow, independent
-//! reference in tests/common/reference.rs: random games on all nine variants,
+//! reference in tests/common/reference/: random games on all nine variants,
 //! random custom starts, the real games of tests/data/copenhagen-games.csv and
 //! the reference's own rule positions; and rule-by-rule checks of the
 //! reference itself.

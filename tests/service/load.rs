@@ -22,6 +22,7 @@ async fn cheap_calls_stay_fast_while_searches_run() {
                         }),
                         level: 10,
                         seed: i,
+                        clock: None,
                     })
                     .await
                     .map(|_| ())
@@ -89,6 +90,7 @@ async fn suggest_move_answers_within_a_100ms_deadline() {
                         limits: None,
                         level: 0,
                         seed: 1,
+                        clock: None,
                     },
                     Duration::from_millis(100),
                 ))

@@ -128,16 +128,62 @@ fn a_scripted_game_with_captures_on_both_sides() {
     // a2's only move; no capture.
     assert_eq!(engine.reply(), "move a2-a3");
 
-    engine.send(&["move /2T6/1T1T5/t1T6/T8/4K4/9/9/9/9/", "finish 3"]);
+    // OpenTafl's player wins with b2-a2, taking the last attacker, and does
+    // not send it: one of the defenders' moves ends the game so, and the
+    // engine agrees in silence. OpenTafl says finish again on quitting (twice
+    // after a resignation): nothing more is said.
+    engine.send(&[
+        "move /2T6/1T1T5/t1T6/T8/4K4/9/9/9/9/",
+        "finish 3",
+        "finish 3",
+        "finish 0",
+        "goodbye",
+    ]);
+    assert_eq!(engine.close(), Vec::<String>::new());
+}
+
+/// The king one step from a corner (a2, beside a1), the attackers to move:
+/// whatever they play, the king's next move wins.
+const CORNER_NEXT: &str = "rules dim:9 name:Test tfr:w sw:s efe:y start:/9/K8/9/9/3t5/9/9/9/9/";
+
+#[test]
+fn a_game_opentafl_ended_with_a_move_it_did_not_send_is_not_disputed() {
+    // OpenTafl's own player wins with its move and OpenTafl says `finish`
+    // without sending that move: one of the defenders' moves wins, so the
+    // engine agrees in silence (it used to say the game stood "ongoing").
+    let mut engine = Engine::greeted();
+    engine.send(&[
+        "hello",
+        CORNER_NEXT,
+        "side attackers",
+        "start",
+        "play attackers",
+        "clock 60000 60000 0 0 0",
+    ]);
+    assert_eq!(engine.reply(), "status tafl plays copenhagen 9x9");
+    assert!(engine.reply().starts_with("move "));
+    engine.send(&["finish 3", "goodbye"]);
+    assert_eq!(engine.close(), Vec::<String>::new());
+
+    // No defenders' move could give the attackers the game: that is said.
+    let mut engine = Engine::greeted();
+    engine.send(&[
+        "hello",
+        CORNER_NEXT,
+        "side attackers",
+        "start",
+        "play attackers",
+        "clock 60000 60000 0 0 0",
+    ]);
+    assert_eq!(engine.reply(), "status tafl plays copenhagen 9x9");
+    assert!(engine.reply().starts_with("move "));
+    engine.send(&["finish 2"]);
     assert_eq!(
         engine.reply(),
-        "status OpenTafl judged a defenders' win; by its rules as tafl reads them the game \
+        "status OpenTafl judged an attackers' win; by its rules as tafl reads them the game \
          stands: ongoing"
     );
-    // OpenTafl says finish again on quitting (twice after a resignation):
-    // answered once.
-    engine.send(&["finish 3", "finish 0", "goodbye"]);
-    assert_eq!(engine.close(), Vec::<String>::new());
+    engine.goodbye();
 }
 
 #[test]
@@ -347,6 +393,20 @@ fn bad_lines_and_absurd_clocks_are_answered_and_the_session_goes_on() {
     assert_eq!(
         engine.reply(),
         "error 0 ignored the clock: 18446744073709551615 s of overtime is more than a day"
+    );
+    // An untimed game's fields are read too, and a clock has five of them.
+    engine.send(&[
+        "clock 99999999999999999999999 -5 0 0 0",
+        "clock 1000 1000 0 0",
+    ]);
+    assert_eq!(
+        engine.reply(),
+        "error 0 ignored the clock: \"99999999999999999999999\" is not a time in milliseconds"
+    );
+    assert_eq!(
+        engine.reply(),
+        "error 0 ignored the clock: expected five fields (<attackers-ms>[*] <defenders-ms>[*] \
+         <overtime-s> <attackers-overtimes> <defenders-overtimes>), not 4"
     );
     engine.goodbye();
 }

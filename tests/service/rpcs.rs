@@ -138,6 +138,7 @@ async fn every_rpc_on_every_ruleset() {
             limits: None,
             level: 3,
             seed: 7,
+            clock: None,
         };
         let suggested = client
             .suggest_move(suggest.clone())

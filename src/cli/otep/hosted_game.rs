@@ -37,6 +37,16 @@ impl HostedGame {
         Ok(played)
     }
 
+    /// Whether a legal move of the side to move ends the game, by OpenTafl's rules, as
+    /// `ended` says.
+    pub fn some_move_ends(&self, ended: impl Fn(Status) -> bool) -> bool {
+        self.game.position().legal_moves().iter().any(|&mv| {
+            let mut line = self.game.look_ahead();
+            line.play(mv)
+                .is_ok_and(|played| ended(self.host.judge(line.position(), &played)))
+        })
+    }
+
     /// The legal moves whose worth OpenTafl's rules fix where tafl's do
     /// not, from the mover's view as a search scores it: those that end the
     /// game by OpenTafl's rules and not as tafl's would (a third

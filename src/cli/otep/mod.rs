@@ -11,8 +11,8 @@
 //! the engine judges the game, and chooses its moves, as OpenTafl does.
 //!
 //! The rooms: `session.rs` the conversation (what each command does),
-//! `lines.rs` reading OpenTafl's lines, `clock.rs` its clock and each move's
-//! time, `hosted_game.rs` the game as OpenTafl's rules judge it, and
+//! `lines.rs` reading OpenTafl's lines, `clock.rs` its clock, read as the
+//! engine's game clock, `hosted_game.rs` the game as OpenTafl's rules judge it, and
 //! `otn.rs` OpenTafl's notation.
 
 mod clock;
@@ -25,7 +25,7 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use tafl::rules::Position;
-use tafl::search::{Engine, EngineConfig, Level};
+use tafl::search::{DEFAULT_MOVE_OVERHEAD, Engine, EngineConfig, Level};
 
 use session::Session;
 
@@ -38,6 +38,10 @@ pub struct OtepArgs {
     /// Thinking time per move when the game has no clock (milliseconds).
     #[arg(long, default_value_t = 2000)]
     pub movetime_ms: u64,
+    /// The time a move takes to reach OpenTafl's clock (the pipe, the host), taken off every
+    /// time the clock gives a move (milliseconds).
+    #[arg(long, default_value_t = DEFAULT_MOVE_OVERHEAD.as_millis() as u64)]
+    pub move_overhead_ms: u64,
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     pub hash_mb: usize,
@@ -69,6 +73,7 @@ pub fn run(args: &OtepArgs) -> io::Result<()> {
     });
     let level = Level::new(args.level).unwrap_or(Level::STRONGEST);
     let movetime = Duration::from_millis(args.movetime_ms);
-    Session::new(engine, level, movetime, args.seed)
+    let move_overhead = Duration::from_millis(args.move_overhead_ms);
+    Session::new(engine, level, movetime, move_overhead, args.seed)
         .serve(io::BufReader::new(io::stdin()), io::stdout())
 }

@@ -6,9 +6,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use tafl::rules::{Game, Move, Side, Status};
-use tafl::search::{Engine, Level, Limits, MAX_LINES, Score};
+use tafl::search::{Control, Engine, Level, Limits, MAX_LINES, Score};
 
-use super::clock::{Clock, MAX_CLOCK};
+use super::clock::{MAX_CLOCK, OpenTaflClock};
 use super::hosted_game::HostedGame;
 use super::lines::{Input, read_lines};
 use super::otn::{self, GameRules};
@@ -32,11 +32,13 @@ pub struct Session {
     engine: Engine,
     level: Level,
     movetime: Duration,
+    /// Taken off every time the clock gives a move.
+    move_overhead: Duration,
     seed: u64,
     game: Option<HostedGame>,
     /// The game after the engine's last move, until OpenTafl accepts it.
     proposed: Option<HostedGame>,
-    clock: Option<Clock>,
+    clock: Option<OpenTaflClock>,
     /// Whether a `clock` came since the engine's last move.
     clock_is_fresh: bool,
     /// What the engine has to say before OpenTafl has connected the game to
@@ -59,13 +61,21 @@ enum Reply {
 }
 
 impl Session {
-    /// A session that plays at `level`, `movetime` a move when the game has no clock.
+    /// A session that plays at `level`, `movetime` a move when the game has no clock, and with
+    /// `move_overhead` taken off every time the clock gives a move.
     #[must_use]
-    pub fn new(engine: Engine, level: Level, movetime: Duration, seed: u64) -> Session {
+    pub fn new(
+        engine: Engine,
+        level: Level,
+        movetime: Duration,
+        move_overhead: Duration,
+        seed: u64,
+    ) -> Session {
         Session {
             engine,
             level,
             movetime: movetime.min(MAX_CLOCK),
+            move_overhead: move_overhead.min(MAX_CLOCK),
             seed,
             game: None,
             proposed: None,
@@ -191,7 +201,7 @@ impl Session {
                     }
                 }
             }
-            "clock" => match Clock::parse(args) {
+            "clock" => match OpenTaflClock::parse(args) {
                 Ok(clock) => {
                     self.clock = clock;
                     self.clock_is_fresh = true;
@@ -239,16 +249,15 @@ impl Session {
                 "asked to play the {side}, but by tafl's board the {to_move} are to move"
             ));
         }
-        let started = Instant::now();
-        let (soft, hard) = self
-            .clock
-            .map_or((self.movetime, self.movetime * 2), |clock| {
-                clock.budget(to_move)
-            });
-        let limits = Limits {
-            max_time: Some(soft),
-            deadline: Some(started + hard),
-            ..Limits::default()
+        // On a clock, the engine's allocation (as SuggestMove's); else the move time, and never
+        // past twice it.
+        let limits = match self.clock {
+            Some(clock) => Limits::on_clock(clock.allocate(to_move, self.move_overhead)),
+            None => Limits {
+                max_time: Some(self.movetime),
+                deadline: Some(Instant::now() + self.movetime * 2),
+                ..Limits::default()
+            },
         };
         let best = match self.choose(hosted, &limits) {
             Ok(best) => best,
@@ -315,7 +324,13 @@ impl Session {
         let lines = (fixed.len() + 1).min(MAX_LINES);
         let analysed = self
             .engine
-            .analyse(game, limits, lines, &AtomicBool::new(false), |_| {})
+            .analyse(
+                game,
+                limits,
+                lines,
+                Control::new(&AtomicBool::new(false)),
+                |_| {},
+            )
             .map(|update| update.lines)
             .unwrap_or_default();
         let is_fixed = |mv: Move| fixed.iter().any(|&(fixed, _)| fixed == mv);
@@ -379,20 +394,26 @@ impl Session {
     /// `finish <code>`: the game is over; says so if the engine judges it
     /// otherwise. OpenTafl may send it again (on quitting, after a
     /// resignation): only the first, while there is a game, is answered.
+    /// When OpenTafl's own player ends the game with its move, OpenTafl
+    /// never sends that move: a game still going here agrees if one of the
+    /// moves of the side to move ends it as OpenTafl says.
     fn finished(&mut self, code: &str) -> Reply {
         self.settle_proposal();
         let Some(hosted) = self.game.take() else {
             return Reply::Nothing;
         };
-        let (expected, agrees) = match (code.trim(), hosted.status) {
-            ("1", status) => ("a draw", matches!(status, Status::Drawn { .. })),
-            ("2", status) => (
-                "an attackers' win",
-                status.winner() == Some(Side::Attackers),
-            ),
-            ("3", status) => ("a defenders' win", status.winner() == Some(Side::Defenders)),
+        let (expected, judged): (&str, fn(Status) -> bool) = match code.trim() {
+            "1" => ("a draw", |status| matches!(status, Status::Drawn { .. })),
+            "2" => ("an attackers' win", |status| {
+                status.winner() == Some(Side::Attackers)
+            }),
+            "3" => ("a defenders' win", |status| {
+                status.winner() == Some(Side::Defenders)
+            }),
             _ => return Reply::Nothing,
         };
+        let agrees = judged(hosted.status)
+            || (hosted.status == Status::Ongoing && hosted.some_move_ends(judged));
         if agrees {
             Reply::Nothing
         } else {

@@ -8,16 +8,16 @@ mod svg;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use tafl::lab::{GameRecord, RecordedResult};
 use tafl::rules::{Game, Move, MoveText, Rules, Side, Variant};
 use tafl::search::{
-    Engine, EngineConfig, Level, Limits, MoveClass, PlyReview, Review, ReviewBudget, ReviewSummary,
+    Control, Engine, EngineConfig, Level, MoveClass, PlyReview, Review, ReviewBudget, ReviewSummary,
 };
 
-use super::VariantArgs;
+use super::{PositionSearchArgs, VariantArgs};
 
 /// `tafl review` arguments.
 #[derive(clap::Args, Clone, Debug)]
@@ -33,17 +33,8 @@ pub struct ReviewArgs {
     pub line: usize,
     #[command(flatten)]
     pub variant: VariantArgs,
-    /// Each position's search: at most this many nodes. Default: 50,000, unless --depth,
-    /// --time-ms or a --level below 10 bounds the search.
-    #[arg(long)]
-    pub nodes: Option<u64>,
-    /// Each position's search: at most this many plies.
-    #[arg(long)]
-    pub depth: Option<u32>,
-    /// Each position's search: at most this long (the review is then no longer the same
-    /// every time).
-    #[arg(long)]
-    pub time_ms: Option<u64>,
+    #[command(flatten)]
+    pub search: PositionSearchArgs,
     /// 1 (beginner) ..= 10 (strongest): each search within that level's depth, node and time
     /// bounds (level 10 has none of its own).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10))]
@@ -64,12 +55,7 @@ pub struct ReviewArgs {
 pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
     let game = read_game(args)?;
     let level = Level::new(args.level).context("--level: use 1 (beginner) to 10 (strongest)")?;
-    let limits = Limits {
-        max_depth: args.depth,
-        max_nodes: args.nodes,
-        max_time: args.time_ms.map(Duration::from_millis),
-        deadline: None,
-    };
+    let limits = args.search.limits();
     let engine = Engine::new(EngineConfig {
         hash_mb: args.hash_mb,
         ..EngineConfig::default()
@@ -90,7 +76,7 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     while !review.is_finished() {
-        if let Some(ply) = review.step(&engine, &stop)? {
+        if let Some(ply) = review.step(&engine, Control::new(&stop))? {
             println!("{}", annotation(&ply, first_mover));
         }
     }
@@ -307,6 +293,8 @@ fn summary_text(summary: &ReviewSummary, plies: &[PlyReview], first_mover: Side)
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use clap::{CommandFactory, Parser};
 
     use super::*;
@@ -394,7 +382,10 @@ mod tests {
             .expect("review")
             .render_long_help()
             .to_string();
-        assert!(help.contains("Default: 50,000, unless --depth"), "{help}");
+        assert!(
+            help.contains("50,000 nodes by default, unless --depth"),
+            "{help}"
+        );
         assert!(help.contains("[default: 10]"), "{help}");
         assert!(Cli::try_parse_from(["tafl", "review", "d1-d3", "--level", "11"]).is_err());
     }

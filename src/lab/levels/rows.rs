@@ -14,7 +14,7 @@ use crate::lab::matchplay::{
 };
 use crate::lab::win_chance::legal_prefix;
 use crate::rules::{BySide, Game, Move, Rules, Side, Variant};
-use crate::search::{Engine, MoveClass, Review, ReviewBudget};
+use crate::search::{Control, Engine, MoveClass, Review, ReviewBudget};
 
 /// Who played the real games, as their rows name them.
 pub const PEOPLE: &str = "people";
@@ -118,7 +118,7 @@ fn review_game(
     let stop = AtomicBool::new(false);
     while !review.is_finished() {
         review
-            .step(engine, &stop)
+            .step(engine, Control::new(&stop))
             .expect("nothing raises the flag and the budget has no deadline");
     }
     let summary = review.summary();
@@ -220,7 +220,7 @@ pub fn play_and_review(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::matchplay::Openings;
+    use crate::lab::matchplay::{ClockUse, Openings};
     use crate::search::{EngineConfig, Level, Limits};
 
     fn engine() -> Engine {
@@ -310,12 +310,14 @@ mod tests {
             max_nodes: None,
             movetime: None,
             seed: None,
+            clock: ClockUse::Native,
         };
         let (deep, shallow) = (player(2), player(1));
         let config = MatchConfig {
             openings: Openings::random(Variant::standard(Rules::Copenhagen)),
             games: 2..4,
             max_plies: 12,
+            time_control: None,
         };
         let mut rows = Vec::new();
         let summary = play_and_review(

@@ -328,7 +328,7 @@ mod tests {
         SideRow {
             player: player.to_string(),
             game,
-            side: if game % 2 == 0 {
+            side: if game.is_multiple_of(2) {
                 Side::Attackers
             } else {
                 Side::Defenders

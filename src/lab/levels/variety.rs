@@ -5,7 +5,7 @@
 //! symmetries (the start has all eight, so a game mirrored is the same game
 //! to a player).
 
-use crate::lab::matchplay::{Contestant, EnginePlayer, Player, seed};
+use crate::lab::matchplay::{Contestant, EnginePlayer, Player, Turn, seed};
 use crate::rules::{Game, Move, Square, Variant};
 use crate::search::Engine;
 
@@ -47,7 +47,7 @@ pub fn divergence(
     for pair in 0..pairs {
         let [first, second] =
             [2 * pair, 2 * pair + 1].map(|index| opening(engine, variant, player, index, plies));
-        let size = variant.size.get() as u8;
+        let size = variant.size.get();
         let parted_under = |symmetry: u8| {
             let mirrored: Vec<Move> = first
                 .iter()
@@ -85,7 +85,12 @@ fn opening(
     let mut moves = Vec::with_capacity(plies);
     while moves.len() < plies && !game.status().is_over() {
         let mv = contestant
-            .choose(&game, &[], seed(index, game.ply()))
+            .choose(&Turn {
+                game: &game,
+                moves: &[],
+                seed: seed(index, game.ply()),
+                clock: None,
+            })
             .expect("a search without a deadline answers");
         game.play_move(mv).expect("the engine plays legal moves");
         moves.push(mv);
@@ -118,6 +123,7 @@ fn image(square: Square, symmetry: u8, size: u8) -> Square {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::matchplay::ClockUse;
     use crate::rules::{Rules, Variant};
     use crate::search::{EngineConfig, Level};
 
@@ -166,6 +172,7 @@ mod tests {
             max_nodes: None,
             movetime: None,
             seed: None,
+            clock: ClockUse::Native,
         };
         let divergence = divergence(
             &engine,

@@ -10,24 +10,29 @@
 //! ([`EnginePlayer`]), or for `tafl match` another build behind a server. The
 //! referee is always the rules here: a player that answers with no move or an
 //! illegal one forfeits the game; one that gives no answer at all (a server
-//! down or too slow) abandons it, and an abandoned game is not scored. The
-//! score is player A's points (win 1, draw ½) with a 95% confidence interval
-//! from the games' spread, and the Elo difference those points mean.
+//! down or too slow) abandons it, and an abandoned game is not scored. On a
+//! clock ([`TimeControl`]) each side's time is kept here: a move's time runs
+//! from the request to the answer, and a side whose clock runs out loses the
+//! game on time. The score is player A's points (win 1, draw ½) with a 95%
+//! confidence interval from the games' spread, and the Elo difference those
+//! points mean.
 
 mod openings;
 mod summary;
+mod time_control;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use openings::{Openings, OpeningsError};
 pub use summary::{MatchSummary, elo};
+pub use time_control::{ClockUse, Clocks, MoveTime, OutOfTime, TimeControl};
 
 use crate::lab::{GameRecord, RecordedResult};
 use crate::rules::{Game, Move, Side, Status, splitmix};
-use crate::search::{Engine, Level, Limits};
+use crate::search::{Clock, DEFAULT_MOVE_OVERHEAD, Engine, Level, Limits};
 
 /// How one side of a match searches.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,16 +40,46 @@ pub struct Player {
     pub level: Level,
     pub max_depth: Option<u32>,
     pub max_nodes: Option<u64>,
+    /// Its time a move, off the clock.
     pub movetime: Option<Duration>,
     /// Every move with this seed instead of the game's own (`seed=N`): a player that varies
     /// nothing from game to game.
     pub seed: Option<u64>,
+    /// How it is given its time on a clock.
+    pub clock: ClockUse,
 }
 
 impl Player {
     /// The seed this player searches with where the game's is `game_seed`.
     pub fn seed(&self, game_seed: u64) -> u64 {
         self.seed.unwrap_or(game_seed)
+    }
+
+    /// What this player searches within: its own bounds, and on `clock` the time the clock
+    /// gives it (the engine's allocation, or a fraction player's fixed time) instead of its move
+    /// time.
+    pub fn limits(&self, clock: Option<&Clock>) -> Limits {
+        let own = Limits {
+            max_depth: self.max_depth,
+            max_nodes: self.max_nodes,
+            max_time: self.movetime,
+            ..Limits::default()
+        };
+        let Some(clock) = clock else {
+            return own;
+        };
+        let on_clock = match self.clock.fixed_time(clock) {
+            Some(time) => Limits {
+                max_time: Some(time),
+                ..Limits::default()
+            },
+            None => Limits::on_clock(clock.allocate(DEFAULT_MOVE_OVERHEAD)),
+        };
+        Limits {
+            max_time: None,
+            ..own
+        }
+        .tightest(&on_clock)
     }
 }
 
@@ -58,16 +93,26 @@ pub fn seed(index: u32, ply: usize) -> u64 {
     splitmix(u64::from(index) << 32 | ply as u64)
 }
 
+/// What a player is asked: a move in `game`, which is not over.
+#[derive(Clone, Copy, Debug)]
+pub struct Turn<'a> {
+    pub game: &'a Game,
+    /// The game's moves as text from the standard start.
+    pub moves: &'a [String],
+    /// Varies the choice between games and plies (both players get the same one at the same ply
+    /// of the same game).
+    pub seed: u64,
+    /// The side to move's clock, on a timed match.
+    pub clock: Option<Clock>,
+}
+
 /// One side of a match: chooses the moves of the games it plays.
 pub trait Contestant {
-    /// The move to play in `game`, which is not over. `moves` are the game's
-    /// moves as text from the standard start; `seed` varies the choice
-    /// between games and plies (both players get the same one at the same
-    /// ply of the same game).
+    /// The move to play.
     ///
     /// # Errors
     /// [`NoMove`], saying whether the player forfeits or the game is abandoned.
-    fn choose(&mut self, game: &Game, moves: &[String], seed: u64) -> Result<Move, NoMove>;
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Move, NoMove>;
 }
 
 /// Why a player gave no move.
@@ -91,15 +136,15 @@ pub struct EnginePlayer<'e> {
 }
 
 impl Contestant for EnginePlayer<'_> {
-    fn choose(&mut self, game: &Game, _moves: &[String], seed: u64) -> Result<Move, NoMove> {
-        let limits = Limits {
-            max_depth: self.player.max_depth,
-            max_nodes: self.player.max_nodes,
-            max_time: self.player.movetime,
-            deadline: None,
-        };
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<Move, NoMove> {
+        let limits = self.player.limits(turn.clock.as_ref());
         self.engine
-            .search(game, &limits, self.player.level, self.player.seed(seed))
+            .search(
+                turn.game,
+                &limits,
+                self.player.level,
+                self.player.seed(turn.seed),
+            )
             .map(|report| report.best_move)
             .ok_or_else(|| NoMove::Unanswered("the search stopped without a move".to_string()))
     }
@@ -112,6 +157,8 @@ pub enum Ending {
     Board(Status),
     /// `loser`'s player answered with no move or an illegal one.
     Forfeit { loser: Side, reason: String },
+    /// `loser`'s clock ran out.
+    OutOfTime { loser: Side, out: OutOfTime },
     /// `side`'s player did not answer; the game is not scored.
     Abandoned { side: Side, reason: String },
 }
@@ -126,6 +173,11 @@ impl Ending {
             }
             Ending::Board(Status::Ongoing) => String::new(),
             Ending::Forfeit { loser, reason } => format!("(the {loser} forfeit: {reason})"),
+            Ending::OutOfTime { loser, out } => format!(
+                "(the {loser} lost on time: {} ms used of {} ms)",
+                out.used.as_millis(),
+                out.had.as_millis()
+            ),
             Ending::Abandoned { side, reason } => format!("(the {side} gave no move: {reason})"),
         }
     }
@@ -135,7 +187,9 @@ impl Ending {
     pub fn recorded_result(&self) -> RecordedResult {
         match self {
             Ending::Board(status) => RecordedResult::of(*status),
-            Ending::Forfeit { loser, .. } => RecordedResult::Won(loser.opponent()),
+            Ending::Forfeit { loser, .. } | Ending::OutOfTime { loser, .. } => {
+                RecordedResult::Won(loser.opponent())
+            }
             Ending::Abandoned { .. } => RecordedResult::Ongoing,
         }
     }
@@ -151,6 +205,9 @@ pub struct PlayedGame {
     pub start_ply: usize,
     /// Every move from the standard start, as text.
     pub moves: Vec<String>,
+    /// The time of each move the players chose (from `start_ply` on), and of the last asked for
+    /// when a player gave none.
+    pub move_times: Vec<MoveTime>,
     pub ending: Ending,
 }
 
@@ -160,7 +217,7 @@ impl PlayedGame {
     pub fn record(&self) -> GameRecord {
         GameRecord {
             moves: self.moves.clone(),
-            timed_out: false,
+            timed_out: matches!(self.ending, Ending::OutOfTime { .. }),
             result: self.ending.recorded_result(),
         }
     }
@@ -174,6 +231,8 @@ pub struct MatchConfig {
     pub games: Range<u32>,
     /// A game still going after this many plies is a draw.
     pub max_plies: usize,
+    /// Both sides' clock; `None`: no clock (the players' own time a move).
+    pub time_control: Option<TimeControl>,
 }
 
 /// A game of a match as it ended, with the match's score so far.
@@ -210,12 +269,7 @@ pub fn play_match(
                     if index >= config.games.end {
                         break;
                     }
-                    let played = play_game(
-                        &config.openings,
-                        index,
-                        [&mut *a, &mut *b],
-                        config.max_plies,
-                    );
+                    let played = play_game(config, index, [&mut *a, &mut *b]);
                     let mut scored = scored.lock().unwrap_or_else(PoisonError::into_inner);
                     let (summary, finished) = &mut *scored;
                     let result = summary.record(index, &played.ending);
@@ -236,24 +290,45 @@ pub fn play_match(
 }
 
 /// Game `index` of the match, from its opening to its end, the move limit,
-/// or a player's failure to give a legal move.
-pub fn play_game(
-    openings: &Openings,
-    index: u32,
-    [a, b]: [&mut dyn Contestant; 2],
-    max_plies: usize,
-) -> PlayedGame {
-    let (mut game, mut moves) = openings.opening(index / 2);
+/// a player's failure to give a legal move, or a clock that runs out.
+pub fn play_game(config: &MatchConfig, index: u32, [a, b]: [&mut dyn Contestant; 2]) -> PlayedGame {
+    let (mut game, mut moves) = config.openings.opening(index / 2);
     let start_ply = game.ply();
     let mut players = [a, b];
+    let mut clocks = config.time_control.map(Clocks::new);
+    let mut move_times = Vec::new();
     let ending = loop {
-        if game.status().is_over() || game.ply() >= max_plies {
+        if game.status().is_over() || game.ply() >= config.max_plies {
             break Ending::Board(game.status());
         }
         let to_move = game.position().side_to_move();
         let b_to_move = (to_move == Side::Attackers) != a_attacks(index);
         let player = &mut players[usize::from(b_to_move)];
-        let mv = match player.choose(&game, &moves, seed(index, game.ply())) {
+        let turn = Turn {
+            game: &game,
+            moves: &moves,
+            seed: seed(index, game.ply()),
+            clock: clocks.as_ref().map(|clocks| clocks.of(to_move)),
+        };
+        let asked = Instant::now();
+        let chosen = player.choose(&turn);
+        let used = asked.elapsed();
+        let left = match clocks.as_mut().map(|clocks| clocks.charge(to_move, used)) {
+            Some(Err(out)) => {
+                move_times.push(MoveTime {
+                    used,
+                    left: Some(Duration::ZERO),
+                });
+                break Ending::OutOfTime {
+                    loser: to_move,
+                    out,
+                };
+            }
+            Some(Ok(left)) => Some(left),
+            None => None,
+        };
+        move_times.push(MoveTime { used, left });
+        let mv = match chosen {
             Ok(mv) => mv,
             Err(NoMove::Unplayable(reason)) => {
                 break Ending::Forfeit {
@@ -281,6 +356,7 @@ pub fn play_game(
         game,
         start_ply,
         moves,
+        move_times,
         ending,
     }
 }
@@ -291,26 +367,48 @@ mod tests {
     use crate::rules::{Rules, Variant};
     use crate::search::EngineConfig;
 
-    /// Plays the first legal move, until `answers` runs out; then gives `then`.
+    /// Plays the first legal move after `delay`, until `answers` runs out; then gives `then`.
+    /// Keeps the clocks it was told.
     struct Scripted {
         answers: usize,
         then: fn() -> Result<Move, NoMove>,
+        delay: Duration,
+        clocks: Vec<Clock>,
+    }
+
+    impl Scripted {
+        fn new(answers: usize, then: fn() -> Result<Move, NoMove>) -> Scripted {
+            Scripted {
+                answers,
+                then,
+                delay: Duration::ZERO,
+                clocks: Vec::new(),
+            }
+        }
     }
 
     impl Contestant for Scripted {
-        fn choose(&mut self, game: &Game, _: &[String], _: u64) -> Result<Move, NoMove> {
+        fn choose(&mut self, turn: &Turn<'_>) -> Result<Move, NoMove> {
+            self.clocks.extend(turn.clock);
+            std::thread::sleep(self.delay);
             if self.answers == 0 {
                 return (self.then)();
             }
             self.answers -= 1;
-            let mut moves = game.position().legal_moves();
+            let mut moves = turn.game.position().legal_moves();
             moves.sort();
             Ok(moves[0])
         }
     }
 
-    fn copenhagen() -> Openings {
-        Openings::random(Variant::standard(Rules::Copenhagen))
+    /// A match of Copenhagen's random openings, `max_plies` long, perhaps on a clock.
+    fn copenhagen(max_plies: usize, time_control: Option<TimeControl>) -> MatchConfig {
+        MatchConfig {
+            openings: Openings::random(Variant::standard(Rules::Copenhagen)),
+            games: 0..2,
+            max_plies,
+            time_control,
+        }
     }
 
     /// Game `index` between a player that always answers and one that stops after `answers`.
@@ -319,12 +417,49 @@ mod tests {
         answers: usize,
         then: fn() -> Result<Move, NoMove>,
     ) -> PlayedGame {
-        let mut steady = Scripted {
-            answers: usize::MAX,
-            then,
+        let mut steady = Scripted::new(usize::MAX, then);
+        let mut failing = Scripted::new(answers, then);
+        play_game(&copenhagen(100, None), index, [&mut steady, &mut failing])
+    }
+
+    #[test]
+    fn a_player_that_overruns_its_clock_loses_on_time() {
+        let never = || Err(NoMove::Unplayable("unreachable".to_string()));
+        let mut quick = Scripted::new(usize::MAX, never);
+        // A second on the clock, and 400 ms a move: the third runs it out.
+        let mut slow = Scripted {
+            delay: Duration::from_millis(400),
+            ..Scripted::new(usize::MAX, never)
         };
-        let mut failing = Scripted { answers, then };
-        play_game(&copenhagen(), index, [&mut steady, &mut failing], 100)
+        let control = TimeControl {
+            main: Duration::from_secs(1),
+            increment: Duration::ZERO,
+        };
+        // Game 0: A (quick) attacks and moves first; B (slow) defends.
+        let played = play_game(&copenhagen(100, Some(control)), 0, [&mut quick, &mut slow]);
+        let Ending::OutOfTime { loser, out } = played.ending else {
+            panic!("{:?}", played.ending);
+        };
+        assert_eq!(loser, Side::Defenders);
+        assert!(out.used > out.had, "{out:?}");
+        assert_eq!(
+            played.moves.len() - played.start_ply,
+            5,
+            "B's third move never came"
+        );
+        assert_eq!(played.move_times.len(), 6);
+        assert_eq!(played.move_times[5].left, Some(Duration::ZERO));
+        // Each was told its own clock and the other's, less what it used.
+        assert_eq!(slow.clocks.len(), 3);
+        assert_eq!(slow.clocks[0].remaining, control.main);
+        assert!(slow.clocks[2].remaining <= Duration::from_millis(200));
+        assert!(quick.clocks[2].opponent_remaining <= Duration::from_millis(600));
+        let record = played.record();
+        assert!(record.timed_out);
+        assert_eq!(record.result, RecordedResult::Won(Side::Attackers));
+        let mut summary = MatchSummary::default();
+        assert_eq!(summary.record(0, &played.ending), "A wins");
+        assert_eq!((summary.games, summary.time_losses_by_b), (1, 1));
     }
 
     #[test]
@@ -390,6 +525,7 @@ mod tests {
             max_nodes: None,
             movetime: None,
             seed: None,
+            clock: ClockUse::Native,
         };
         (engine, player)
     }
@@ -408,6 +544,7 @@ mod tests {
             openings: Openings::random(Variant::standard(Rules::Tablut)),
             games: 3..8,
             max_plies: 20,
+            time_control: None,
         };
         let mut seen = Vec::new();
         let summary = play_match(&config, vec![pair(), pair()], |game| {
@@ -428,7 +565,7 @@ mod tests {
             player: &player,
             engine: &engine,
         }; 2];
-        let played = play_game(&copenhagen(), 2, [&mut a, &mut b], 30);
+        let played = play_game(&copenhagen(30, None), 2, [&mut a, &mut b]);
         assert!(matches!(played.ending, Ending::Board(_)));
         assert_eq!(played.moves.len(), played.game.ply());
         assert!(played.game.status().is_over() || played.game.ply() == 30);

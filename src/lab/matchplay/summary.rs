@@ -17,6 +17,9 @@ pub struct MatchSummary {
     /// Games lost by answering no move or an illegal one (counted in `games`).
     pub forfeits_by_a: u32,
     pub forfeits_by_b: u32,
+    /// Games lost on time (counted in `games`).
+    pub time_losses_by_a: u32,
+    pub time_losses_by_b: u32,
     /// Games a player gave no answer in: not scored, not in `games`.
     pub abandoned: u32,
 }
@@ -67,12 +70,15 @@ impl MatchSummary {
             }
             Ending::Board(Status::Drawn { .. } | Status::Ongoing) => None,
             Ending::Board(Status::Won { winner, .. }) => Some(*winner),
-            Ending::Forfeit { loser, .. } => {
-                if *loser == a_side {
-                    self.forfeits_by_a += 1;
-                } else {
-                    self.forfeits_by_b += 1;
-                }
+            Ending::Forfeit { loser, .. } | Ending::OutOfTime { loser, .. } => {
+                let on_time = matches!(ending, Ending::OutOfTime { .. });
+                let count = match (on_time, *loser == a_side) {
+                    (false, true) => &mut self.forfeits_by_a,
+                    (false, false) => &mut self.forfeits_by_b,
+                    (true, true) => &mut self.time_losses_by_a,
+                    (true, false) => &mut self.time_losses_by_b,
+                };
+                *count += 1;
                 Some(loser.opponent())
             }
         };

@@ -2,7 +2,7 @@
 //! itself, one search a step, judging each ply once the position after it
 //! has been searched.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::classes::{ClassCounts, INACCURACY_FROM, MISTAKE_FROM, MoveClass, move_accuracy};
@@ -11,7 +11,7 @@ use crate::rules::{BySide, Game, GameError, Move, PlayedMove, Side, Status};
 use crate::search::alphabeta::{Outcome, Workspace};
 use crate::search::engine::{Engine, SearchSetup};
 use crate::search::levels::Level;
-use crate::search::limits::Limits;
+use crate::search::limits::{Control, Limits};
 use crate::search::params::WIN_BOUND;
 use crate::search::score::Score;
 
@@ -78,10 +78,10 @@ impl ReviewBudget {
     }
 
     /// How each search of the review is set up: within the budget, without noise.
-    fn setup<'a>(&'a self, stop: &'a AtomicBool) -> SearchSetup<'a> {
+    fn setup<'a>(&'a self, control: Control<'a>) -> SearchSetup<'a> {
         SearchSetup {
             limits: &self.limits,
-            stop,
+            control,
             noise: 0,
             seed: self.seed,
         }
@@ -155,8 +155,8 @@ pub struct Review {
     plies: Vec<PlayedMove>,
     budget: ReviewBudget,
     model: WinChanceModel,
-    /// The table every search of this game uses.
-    workspace: Workspace,
+    /// The table every search of this game uses (made again after [`Review::release_table`]).
+    workspace: Option<Workspace>,
     /// Positions searched so far.
     searched: usize,
     /// The search of the position before the next ply to judge.
@@ -192,8 +192,6 @@ impl Review {
             .into_iter()
             .map(|mv| replay.play_move(mv))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut workspace = engine.new_workspace();
-        workspace.table.new_search();
         Ok(Review {
             first_mover: start.position().side_to_move(),
             judged: Vec::with_capacity(plies.len()),
@@ -201,11 +199,31 @@ impl Review {
             plies,
             budget,
             model: WinChanceModel::FITTED,
-            workspace,
+            workspace: Some(Review::fresh_workspace(engine)),
             searched: 0,
             before: None,
             nodes: 0,
         })
+    }
+
+    /// Gives the review's table back to the allocator (a review that waits long, for a reader,
+    /// holds no memory meanwhile); the next search starts a new one. The positions searched
+    /// after it may then be judged otherwise than with the table kept.
+    pub fn release_table(&mut self) {
+        self.workspace = None;
+    }
+
+    /// Makes the review's table again after a release.
+    fn workspace(&mut self, engine: &Engine) {
+        self.workspace
+            .get_or_insert_with(|| Review::fresh_workspace(engine));
+    }
+
+    /// A table for one game's searches.
+    fn fresh_workspace(engine: &Engine) -> Workspace {
+        let mut workspace = engine.new_workspace();
+        workspace.table.new_search();
+        workspace
     }
 
     /// The plies under review.
@@ -237,13 +255,13 @@ impl Review {
     pub fn step(
         &mut self,
         engine: &Engine,
-        stop: &AtomicBool,
+        control: Control<'_>,
     ) -> Result<Option<PlyReview>, ReviewStopped> {
         if self.is_finished() {
             return Ok(None);
         }
-        let searched = self.search_position(engine, stop).ok_or(ReviewStopped)?;
-        let stopped = stop.load(Ordering::Relaxed)
+        let searched = self.search_position(engine, control).ok_or(ReviewStopped)?;
+        let stopped = control.stop.load(Ordering::Relaxed)
             || self
                 .budget
                 .limits
@@ -305,7 +323,7 @@ impl Review {
     }
 
     /// The search of the game's current position (its result if the game is over there).
-    fn search_position(&mut self, engine: &Engine, stop: &AtomicBool) -> Option<Searched> {
+    fn search_position(&mut self, engine: &Engine, control: Control<'_>) -> Option<Searched> {
         let side = self.game.position().side_to_move();
         let status = self.game.status();
         if status.is_over() {
@@ -321,13 +339,15 @@ impl Review {
                 nodes: 0,
             });
         }
-        let (game, setup) = (&self.game, self.budget.setup(stop));
-        let outcome = engine.search_in(&mut self.workspace, game, setup, |searcher| {
+        self.workspace(engine);
+        let (game, setup) = (&self.game, self.budget.setup(control));
+        let workspace = self.workspace.as_mut()?;
+        let outcome = engine.search_in(workspace, game, setup, |searcher| {
             searcher.iterate(game.position())
         })?;
         let mut nodes = outcome.nodes;
         let critical = if self.budget.critical {
-            let (critical, probed) = self.probe_critical(engine, stop, &outcome)?;
+            let (critical, probed) = self.probe_critical(engine, control, &outcome)?;
             nodes += probed;
             critical
         } else {
@@ -357,7 +377,7 @@ impl Review {
     fn probe_critical(
         &mut self,
         engine: &Engine,
-        stop: &AtomicBool,
+        control: Control<'_>,
         outcome: &Outcome,
     ) -> Option<(bool, u64)> {
         let root = self.game.position();
@@ -374,8 +394,9 @@ impl Review {
                 None => return Some((false, 0)),
             }
         };
-        let (game, setup) = (&self.game, self.budget.setup(stop));
-        engine.search_in(&mut self.workspace, game, setup, |searcher| {
+        let (game, setup) = (&self.game, self.budget.setup(control));
+        let workspace = self.workspace.as_mut()?;
+        engine.search_in(workspace, game, setup, |searcher| {
             searcher.clock.may_stop_soft = true;
             searcher.excluded_root_moves.push(outcome.best_move);
             let reached = searcher.root_reaches(root, outcome.depth as i32, threshold);
@@ -419,6 +440,7 @@ impl Review {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicBool;
 
     use crate::rules::{Rules, Variant};
     use crate::search::EngineConfig;
@@ -446,7 +468,7 @@ mod tests {
     fn finish(engine: &Engine, review: &mut Review) {
         while !review.is_finished() {
             review
-                .step(engine, &AtomicBool::new(false))
+                .step(engine, Control::new(&AtomicBool::new(false)))
                 .expect("not stopped");
         }
     }
@@ -521,13 +543,15 @@ mod tests {
         let engine = engine();
         let mut review = review(&engine, nodes(2_000));
         review
-            .step(&engine, &AtomicBool::new(false))
+            .step(&engine, Control::new(&AtomicBool::new(false)))
             .expect("the first position");
         review
-            .step(&engine, &AtomicBool::new(false))
+            .step(&engine, Control::new(&AtomicBool::new(false)))
             .expect("the first ply");
         assert_eq!(
-            review.step(&engine, &AtomicBool::new(true)).unwrap_err(),
+            review
+                .step(&engine, Control::new(&AtomicBool::new(true)))
+                .unwrap_err(),
             ReviewStopped
         );
         let summary = review.summary();

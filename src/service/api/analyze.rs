@@ -8,13 +8,13 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::rules::Position;
-use crate::search::{AnalysisUpdate, MAX_LINES};
+use crate::search::{AnalysisUpdate, Control, MAX_LINES};
 
 use super::call::Call;
 use super::caps::analysis_budget;
 use super::convert;
 use super::replay::replay;
-use super::run_search::StopOnDrop;
+use super::run_search::{StopOnDrop, record_usage};
 use super::state::State;
 use super::update_stream::UpdateStream;
 use crate::service::error::{Reason, ServiceError};
@@ -23,7 +23,11 @@ use crate::service::pb;
 /// More than the deepest search has depths, so sending never waits on a slow reader.
 const UPDATES_BUFFERED: usize = 64;
 
-#[tracing::instrument(name = "Analyze", skip_all, fields(variant, board_size, ply, multi_pv))]
+#[tracing::instrument(
+    name = "Analyze",
+    skip_all,
+    fields(variant, board_size, ply, multi_pv, wait_ms, cpu_ms)
+)]
 pub(super) async fn handle(
     state: Arc<State>,
     mut call: Call<pb::AnalyzeRequest>,
@@ -57,10 +61,12 @@ pub(super) async fn handle(
     let pool_stop = stop.flag();
     let worker = Arc::clone(&state);
     let errors = sender.clone();
+    let span = tracing::Span::current();
     tokio::spawn(async move {
         let ran = state
             .pool
-            .run(admission, pool_stop, move || {
+            .run(admission, pool_stop, move |turn| {
+                let control = Control::new(&stop_flag).sharing(turn);
                 let send = |update: &AnalysisUpdate, last: bool| {
                     // Full never happens (see UPDATES_BUFFERED); closed means the caller left.
                     let response = update_to_proto(game.position(), update, last, status);
@@ -68,7 +74,7 @@ pub(super) async fn handle(
                 };
                 let last = worker
                     .engine
-                    .analyse(&game, &limits, lines, &stop_flag, |update| {
+                    .analyse(&game, &limits, lines, control, |update| {
                         send(update, false);
                     });
                 match last {
@@ -79,8 +85,11 @@ pub(super) async fn handle(
                 }
             })
             .await;
-        if let Err(error) = ran {
-            let _ = errors.try_send(Err(ServiceError::from(error).into()));
+        match ran {
+            Ok(((), usage)) => span.in_scope(|| record_usage(&usage)),
+            Err(error) => {
+                let _ = errors.try_send(Err(ServiceError::from(error).into()));
+            }
         }
     });
     Ok(UpdateStream::new(updates, stop))

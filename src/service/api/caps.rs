@@ -1,12 +1,15 @@
 //! What the server allows one call, whatever it asks: the game's length, and
 //! a search's depth, time and nodes. A search's [`SearchBudget`] is what the
-//! caller asked within those caps and the level's own, worked out once for
-//! both the pool (the work it asks for: how long it may hold a slot, and how
-//! that is estimated) and the engine (its limits, as they are).
+//! caller asked within those caps and the level's own (and a game clock's
+//! time, where one is sent), worked out once for both the pool (the work it
+//! asks for: how long it may hold a slot, and how that is estimated) and the
+//! engine (its limits, as they are).
 
 use std::time::{Duration, Instant};
 
-use crate::search::{Level, LevelLimits, Limits, ReviewBudget};
+use crate::search::{
+    Clock, Level, LevelLimits, Limits, PuzzleBudget, ReviewBudget, TimeAllocation,
+};
 
 use crate::service::config::CapsConfig;
 use crate::service::error::{Reason, ServiceError, quote};
@@ -98,6 +101,60 @@ impl SearchBudget {
             limits,
         }
     }
+
+    /// A SuggestMove on a clock, which gives the move `allocation` (capped by the server's
+    /// longest search). `level` `None` (level 0 asked): full strength spends the time the clock
+    /// gives; a level keeps within its own budget, which the clock only shortens. The caller's
+    /// bounds, capped, and the call's deadline bound it as for any search; the work the pool is
+    /// asked for is bound by the clock's hard time.
+    pub fn on_clock(
+        given: Option<&pb::SearchLimits>,
+        level: Option<Level>,
+        allocation: TimeAllocation,
+        caps: SearchCaps,
+        deadline: Option<Instant>,
+    ) -> SearchBudget {
+        let requested = capped_limits(given, caps, deadline);
+        let allocation = allocation.at_most(caps.time);
+        let limits = match level {
+            None => Level::STRONGEST.limits(&requested.tightest(&Limits::on_clock(allocation))),
+            Some(level) => level.limits(&requested).within(allocation),
+        };
+        SearchBudget {
+            work: search_work(WorkKind::Search, limits.limits(), caps, 1),
+            limits,
+        }
+    }
+}
+
+/// A SuggestMove's clock, read: times in milliseconds, whatever their size (the allocation
+/// reads any above a week as a week, and the server's longest search caps what it gives).
+///
+/// # Errors
+/// BAD_LIMITS blaming `clock.overtime_ms` for overtime periods left of no length.
+impl TryFrom<&pb::Clock> for Clock {
+    type Error = ServiceError;
+
+    fn try_from(clock: &pb::Clock) -> Result<Clock, ServiceError> {
+        if clock.overtime_ms == 0 && clock.overtime_periods > 0 {
+            return Err(ServiceError::invalid(
+                "clock.overtime_ms",
+                Reason::BadLimits,
+                format!(
+                    "0 ms, but {} overtime periods are left: give the period's length, or 0 periods",
+                    clock.overtime_periods
+                ),
+            ));
+        }
+        Ok(Clock {
+            remaining: Duration::from_millis(clock.remaining_ms),
+            opponent_remaining: Duration::from_millis(clock.opponent_remaining_ms),
+            increment: Duration::from_millis(clock.increment_ms),
+            overtime: Duration::from_millis(clock.overtime_ms),
+            overtime_periods: clock.overtime_periods,
+            moves_to_go: clock.moves_to_go,
+        })
+    }
 }
 
 /// An analysis's bounds and its work for admission: the caller's bounds
@@ -116,6 +173,7 @@ pub fn analysis_budget(
             max_nodes: Some(caps.nodes),
             max_time: Some(caps.time),
             deadline,
+            ..Limits::default()
         }
     };
     let work = search_work(WorkKind::Analysis, &limits, caps, 1);
@@ -163,6 +221,24 @@ pub fn review_budget(
     (budget, work)
 }
 
+/// Mining a game of `positions` positions for puzzles: each position's search
+/// capped as for a search (none given: the puzzles' own default, within the
+/// node cap); and the work for admission: the whole game at once, a search a
+/// position, expected to take what games mined with such searches took before.
+pub fn puzzle_budget(
+    given: Option<&pb::SearchLimits>,
+    solver_moves: u32,
+    positions: usize,
+    caps: SearchCaps,
+    deadline: Option<Instant>,
+) -> (PuzzleBudget, Work) {
+    let budget = PuzzleBudget::new(&capped_limits(given, caps, deadline), solver_moves)
+        .at_most_nodes(caps.nodes);
+    let searches = u32::try_from(positions.max(1)).unwrap_or(u32::MAX);
+    let work = search_work(WorkKind::Search, budget.limits(), caps, searches);
+    (budget, work)
+}
+
 /// The strength asked for: 0 is the strongest, 1..=10 as given.
 ///
 /// # Errors
@@ -205,6 +281,7 @@ fn capped_limits(
             time_cap,
         ))),
         deadline,
+        ..Limits::default()
     }
 }
 
@@ -356,6 +433,108 @@ mod tests {
             SearchBudget::at_level(Some(&long), Level::STRONGEST, CAPS, None).work,
             Work::bounded(WorkKind::Search, Duration::from_secs(3))
         );
+    }
+
+    /// A long game's clock: three minutes each, two seconds a move.
+    fn long_game() -> Clock {
+        Clock {
+            remaining: Duration::from_secs(180),
+            opponent_remaining: Duration::from_secs(180),
+            increment: Duration::from_secs(2),
+            ..Clock::default()
+        }
+    }
+
+    #[test]
+    fn on_a_clock_levels_keep_their_budget_and_level_0_spends_the_clocks() {
+        let allocation = long_game().allocate(Duration::from_millis(50));
+        assert!(allocation.soft > Duration::from_secs(1), "{allocation:?}");
+        // Level 0: the clock's time, within the server's longest search; admission sees its
+        // hard time as the search's bound.
+        let full = SearchBudget::on_clock(None, None, allocation, CAPS, None);
+        assert_eq!(full.limits.limits().soft_time, Some(allocation.soft));
+        assert_eq!(
+            full.limits.limits().max_time,
+            Some(allocation.hard.min(CAPS.time))
+        );
+        assert_eq!(full.work.bound, allocation.hard.min(CAPS.time));
+        // Levels 1-10: never past their own time, level 10's its second.
+        for number in 1..=10 {
+            let level = Level::new(number).expect("a level");
+            let own = level.time_cap().unwrap_or(Level::STRONGEST_DEFAULT_TIME);
+            let budget = SearchBudget::on_clock(None, Some(level), allocation, CAPS, None);
+            let limits = budget.limits.limits();
+            assert_eq!(limits.max_time, Some(own), "level {number}");
+            assert!(budget.work.bound <= own, "level {number}");
+            let settings = level.settings();
+            assert_eq!(
+                (limits.max_depth, limits.max_nodes),
+                (settings.max_depth, settings.max_nodes),
+                "level {number}"
+            );
+        }
+        // A short clock shortens them; limits given shorten level 0 too.
+        let short = Clock {
+            remaining: Duration::from_secs(3),
+            ..Clock::default()
+        }
+        .allocate(Duration::from_millis(50));
+        let nine = SearchBudget::on_clock(None, Level::new(9), short, CAPS, None);
+        assert_eq!(nine.limits.limits().max_time, Some(short.hard));
+        let on_short = SearchBudget::on_clock(None, None, short, CAPS, None);
+        assert_eq!(on_short.work.bound, short.hard);
+        let given = pb::SearchLimits {
+            max_time_ms: 700,
+            ..pb::SearchLimits::default()
+        };
+        let bounded = SearchBudget::on_clock(Some(&given), None, allocation, CAPS, None);
+        assert_eq!(
+            bounded.limits.limits().max_time,
+            Some(Duration::from_millis(700))
+        );
+    }
+
+    #[test]
+    fn a_clock_is_read_as_sent_and_periods_of_no_length_refused() {
+        let sent = pb::Clock {
+            remaining_ms: 180_000,
+            opponent_remaining_ms: 170_000,
+            increment_ms: 2000,
+            overtime_ms: 0,
+            overtime_periods: 0,
+            moves_to_go: 0,
+        };
+        assert_eq!(
+            Clock::try_from(&sent).expect("a clock"),
+            Clock {
+                opponent_remaining: Duration::from_secs(170),
+                ..long_game()
+            }
+        );
+        let huge = pb::Clock {
+            remaining_ms: u64::MAX,
+            overtime_ms: u64::MAX,
+            overtime_periods: u32::MAX,
+            ..sent
+        };
+        assert!(Clock::try_from(&huge).is_ok());
+        let nothing = pb::Clock {
+            overtime_periods: 3,
+            ..sent
+        };
+        let error = Clock::try_from(&nothing).expect_err("periods of nothing");
+        assert_eq!(
+            error.to_string(),
+            "clock.overtime_ms: 0 ms, but 3 overtime periods are left: give the period's \
+             length, or 0 periods"
+        );
+        assert!(matches!(
+            error,
+            ServiceError::InvalidArgument {
+                reason: Reason::BadLimits,
+                ..
+            }
+        ));
     }
 
     #[test]

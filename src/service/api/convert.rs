@@ -299,6 +299,21 @@ pub fn square_from_proto(text: &str, size: BoardSize) -> Result<Option<Square>, 
     Ok(Some(square))
 }
 
+/// The variant as the proto names it.
+impl From<Variant> for pb::Variant {
+    fn from(variant: Variant) -> pb::Variant {
+        let rules = match variant.rules {
+            Rules::Copenhagen => pb::Rules::Copenhagen,
+            Rules::Fetlar => pb::Rules::Fetlar,
+            Rules::Tablut => pb::Rules::Tablut,
+        };
+        pb::Variant {
+            rules: rules.into(),
+            board_size: u32::from(variant.size.get()),
+        }
+    }
+}
+
 /// The proto side.
 pub fn side_to_proto(side: Side) -> pb::Side {
     match side {
@@ -336,14 +351,23 @@ pub fn status_to_proto(status: Status) -> pb::GameStatus {
     }
 }
 
+/// Text written into a `String` made `capacity` long, without the
+/// formatting machinery `to_string` goes through: a LegalMoves reply writes
+/// hundreds of texts.
+fn text_of(capacity: usize, write: impl FnOnce(&mut String) -> std::fmt::Result) -> String {
+    let mut text = String::with_capacity(capacity);
+    write(&mut text).expect("a String takes any text");
+    text
+}
+
+/// A square's name: "e10".
+fn square_name(square: Square) -> String {
+    text_of(3, |text| square.write_name(text))
+}
+
 /// Squares as text, sorted by file, then rank.
 pub fn squares_to_proto(squares: Bitboard) -> Vec<String> {
-    let mut sorted: Vec<Square> = squares.iter().collect();
-    sorted.sort_unstable();
-    sorted
-        .into_iter()
-        .map(|square| square.to_string())
-        .collect()
+    squares.iter().map(square_name).collect()
 }
 
 /// The game's current position, spelled out.
@@ -355,29 +379,28 @@ pub fn position_to_proto(game: &Game) -> pb::Position {
         side_to_move: side_to_proto(position.side_to_move()).into(),
         attackers: squares_to_proto(position.attackers()),
         defenders: squares_to_proto(position.defenders()),
-        king: position
-            .king()
-            .map(|square| square.to_string())
-            .unwrap_or_default(),
+        king: position.king().map(square_name).unwrap_or_default(),
         ply: u32::try_from(game.ply()).unwrap_or(u32::MAX),
     }
 }
 
 /// A move's text with its captures, "e1-e4xe5/f5" (just "e1-e4" without).
 pub fn move_text(mv: Move, captures: Bitboard) -> String {
-    MoveText {
+    let text = MoveText {
         from: mv.from,
         to: mv.to,
         captures: Some(captures),
-    }
-    .to_string()
+    };
+    // Room for two squares and a dash, and each capture with its mark.
+    let capacity = 7 + 4 * captures.len() as usize;
+    text_of(capacity, |out| text.write_text(out))
 }
 
 /// The proto move with its captures and the status it leads to.
 pub fn move_to_proto(mv: Move, captures: Bitboard, status_after: Status) -> pb::Move {
     pb::Move {
-        from_square: mv.from.to_string(),
-        to_square: mv.to.to_string(),
+        from_square: square_name(mv.from),
+        to_square: square_name(mv.to),
         text: move_text(mv, captures),
         captures: squares_to_proto(captures),
         status_after: Some(status_to_proto(status_after)),
@@ -393,18 +416,7 @@ pub fn played_to_proto(played: &PlayedMove) -> pb::Move {
 /// given), each previewed, sorted by from square then to square; none once
 /// the game is over.
 pub fn legal_moves_to_proto(game: &Game, square: Option<Square>) -> Vec<pb::Move> {
-    if game.status().is_over() {
-        return Vec::new();
-    }
-    let position = game.position();
-    let mut moves = match square {
-        Some(square) => position.legal_moves_from(square),
-        None => position.legal_moves(),
-    };
-    moves.sort_unstable_by_key(|mv| (mv.from, mv.to));
-    moves
-        .iter()
-        .filter_map(|&mv| game.preview(mv).ok())
+    game.previewed_moves(square)
         .map(|played| played_to_proto(&played))
         .collect()
 }

@@ -24,7 +24,7 @@ const STATIC_EVALUATION_NODES: u64 = 1;
 #[tracing::instrument(
     name = "Evaluate",
     skip_all,
-    fields(variant, board_size, ply, depth, nodes, score)
+    fields(variant, board_size, ply, depth, nodes, score, wait_ms, cpu_ms)
 )]
 pub(super) async fn handle(
     state: Arc<State>,

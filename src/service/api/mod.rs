@@ -5,13 +5,13 @@
 //! and converts back; one responder maps every result to the wire
 //! (`service/error.rs` maps the errors).
 
-mod active_reviews;
 mod analyze;
 mod apply_move;
 mod call;
 mod caps;
 mod convert;
 mod evaluate;
+mod find_puzzles;
 mod legal_moves;
 mod replay;
 mod review_game;
@@ -143,5 +143,12 @@ impl pb::tafl_service_server::TaflService for TaflApi {
         request: Request<pb::ReviewGameRequest>,
     ) -> Result<Response<Self::ReviewGameStream>, Status> {
         self.respond(request, review_game::handle).await
+    }
+
+    async fn find_puzzles(
+        &self,
+        request: Request<pb::FindPuzzlesRequest>,
+    ) -> Result<Response<pb::FindPuzzlesResponse>, Status> {
+        self.respond(request, find_puzzles::handle).await
     }
 }

@@ -1,17 +1,21 @@
-//! ReviewGame: a whole game judged ply by ply (`search/review.rs`), streamed
+//! ReviewGame: a whole game judged ply by ply (`search/review/`), streamed
 //! as each ply is judged, then a summary.
 //!
-//! Each position's search is a search like any other: admitted by the pool,
-//! run on a slot, and the slot given back before the next position, so a
-//! long review never holds a slot that waiting calls need, and the pool's
-//! scheduler decides when its next search runs. A refused admission waits
-//! the pool's retry hint and tries again. The review ends at its deadline
-//! (the call's, or the server's cap on a review) with what it has and a
-//! summary marked partial; it stops when the stream goes away (the caller
-//! cancelled), within the few hundred nodes its search takes to look at the
-//! stop flag, and its slot is then freed.
+//! A review holds a place of the review pool for as long as it runs (its
+//! table, kept from one position's search to the next, is what the place
+//! stands for); the review places are shared out per connection like the
+//! search places, and no connection holds more than half of them. Each
+//! position's search computes on the cores in turn with every other search
+//! (`exec/cores.rs`), so a review beside a flood of searches progresses at
+//! its connection's share of the cores. A review waiting for its reader
+//! (its updates buffered, the reader's window shut) gives its place and its
+//! table back after [`READER_GRACE`], and takes a place again once the reader
+//! reads; it ends at its deadline (the call's, or the server's cap on a
+//! review) with what it has and a summary marked partial, waiting or not;
+//! it stops when the stream goes away (the caller cancelled), within the few
+//! hundred nodes its search takes to look at the stop flag.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -19,27 +23,41 @@ use tokio::sync::mpsc;
 use tonic::Status;
 use tracing::Instrument;
 
-use crate::search::{ClassCounts, MoveClass, PlyReview, Review, ReviewSummary};
-use crate::service::exec::{ExecError, Work};
+use crate::search::{ClassCounts, Control, MoveClass, PlyReview, Review, ReviewSummary};
+use crate::service::exec::{Admission, ExecError, Place, Usage, Work};
 
 use super::call::Call;
 use super::caps::{level_from_proto, review_budget};
 use super::convert;
-use super::replay::{off_the_runtime, record_game};
-use super::run_search::StopOnDrop;
+use super::replay::record_game;
+use super::run_search::{StopOnDrop, record_usage};
 use super::state::State;
 use super::update_stream::UpdateStream;
-use super::validate_game::judge_plies;
+use super::validate_game::accepted_plies;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
-/// Updates waiting for a slow reader before the review waits for it (it holds no slot then).
+/// Updates waiting for a slow reader before the review waits for it.
 const UPDATES_BUFFERED: usize = 16;
+
+/// How long a review waits for its reader while holding its place and its
+/// table; past that it gives both back until the reader reads.
+pub const READER_GRACE: Duration = Duration::from_secs(1);
 
 #[tracing::instrument(
     name = "ReviewGame",
     skip_all,
-    fields(variant, board_size, ply, level, plies_reviewed, partial, nodes)
+    fields(
+        variant,
+        board_size,
+        ply,
+        level,
+        plies_reviewed,
+        partial,
+        nodes,
+        wait_ms,
+        cpu_ms
+    )
 )]
 pub(super) async fn handle(
     state: Arc<State>,
@@ -51,34 +69,22 @@ pub(super) async fn handle(
     let deadline = call
         .deadline
         .map_or(cap_end, |deadline| deadline.min(cap_end));
-    let (budget, work) = review_budget(
+    let (budget, _) = review_budget(
         call.message.limits.as_ref(),
         level,
         call.message.seed,
         state.caps,
         Some(deadline),
     );
-    // The first position's search is admitted before the game is read, as every search is.
-    let first = call.admit(&state, work)?;
+    // The review's place is asked for before the game is read, as every search's is. It may
+    // wait for one until its deadline: a review that starts late still judges what it can.
+    let first = state
+        .reviews
+        .admit(call.connection, review_work(deadline), None)?;
     let game = call.message.game.take();
-    let plies = game.as_ref().map_or(0, |game| game.moves.len());
-    let judged = off_the_runtime(&state, plies, move |state| {
-        judge_plies(game.as_ref(), state.config.caps.max_game_plies)
-    })
-    .await?;
-    if let Some((_, refused)) = judged.refused {
-        return Err(refused);
-    }
+    let judged = accepted_plies(&state, game).await?;
     let span = record_game(&judged.game);
     span.record("level", i64::from(level.get()));
-    let place = state
-        .reviews
-        .enter(state.config.exec.max_active_reviews())
-        .ok_or(ServiceError::Busy {
-            waiting: state.pool.admitted(),
-            retry_after: (work.bound * u32::try_from(plies + 1).unwrap_or(u32::MAX))
-                .min(caps.max_review_time),
-        })?;
     let moves = judged.plies.iter().map(|played| played.played);
     let review = Review::new(&state.engine, judged.start, moves, budget)
         .map_err(|error| ServiceError::Internal(format!("a judged ply was refused: {error}")))?;
@@ -89,18 +95,21 @@ pub(super) async fn handle(
         review: Arc::new(Mutex::new(review)),
         stop: stop.flag(),
         connection: call.connection,
-        work,
         deadline,
         sender,
+        usage: Usage::default(),
     };
-    tokio::spawn(
-        async move {
-            let _place = place;
-            reviewing.run(first).await;
-        }
-        .instrument(span),
-    );
+    tokio::spawn(reviewing.run(first).instrument(span));
     Ok(UpdateStream::new(updates, stop))
+}
+
+/// What a review asks of the review pool: a place until its deadline (which the review keeps
+/// itself, waiting for a place or not).
+fn review_work(deadline: Instant) -> Work {
+    Work::bounded(
+        crate::service::exec::WorkKind::Search,
+        deadline.saturating_duration_since(Instant::now()),
+    )
 }
 
 /// A review under way: what its task needs between searches.
@@ -108,64 +117,34 @@ struct Reviewing {
     state: Arc<State>,
     /// Shared with the search thread for the length of each search.
     review: Arc<Mutex<Review>>,
-    stop: Arc<std::sync::atomic::AtomicBool>,
+    stop: Arc<AtomicBool>,
     connection: u64,
-    /// What one position's searches are expected to hold its slot for.
-    work: Work,
     deadline: Instant,
     sender: mpsc::Sender<Result<pb::ReviewGameResponse, Status>>,
+    /// What its searches had of the pools so far.
+    usage: Usage,
 }
 
-/// What one position's turn on the pool came to.
-enum Turn {
-    /// The search ran; the ply it judged, if any.
-    Searched(Option<PlyReview>),
-    /// The pool refused it for now: try again after this long.
-    Refused(Duration),
-    /// The review ends here: the deadline, the stop flag, the server shutting down.
-    Over,
-    /// A bug: the search panicked.
+/// How a review stopped before its last ply.
+enum Ended {
+    /// Its deadline, the stop flag or the server shutting down: the summary says partial.
+    Early,
+    /// The caller went away: nobody to tell.
+    CallerGone,
+    /// A bug, or a refusal to tell the caller.
     Failed(ServiceError),
 }
 
 impl Reviewing {
     /// Searches position after position, sending each judged ply, then the summary.
-    async fn run(self, first: crate::service::exec::Admission) {
-        let mut admission = Some(first);
-        while !lock(&self.review).is_finished() && !self.stop.load(Ordering::Relaxed) {
-            let turn = match admission.take() {
-                Some(admission) => self.search(admission).await,
-                None => match self
-                    .state
-                    .pool
-                    .admit(self.connection, self.work, Some(self.deadline))
-                {
-                    Ok(admission) => self.search(admission).await,
-                    Err(error) => refused(error),
-                },
-            };
-            match turn {
-                Turn::Searched(None) => {}
-                Turn::Searched(Some(ply)) => {
-                    if !self
-                        .send(pb::review_game_response::Update::Ply(ply_to_proto(&ply)))
-                        .await
-                    {
-                        return;
-                    }
-                }
-                Turn::Refused(wait) => {
-                    let until = (Instant::now() + wait).min(self.deadline);
-                    tokio::time::sleep_until(until.into()).await;
-                    if Instant::now() >= self.deadline {
-                        break;
-                    }
-                }
-                Turn::Over => break,
-                Turn::Failed(error) => {
-                    let _ = self.sender.send(Err(error.into())).await;
-                    return;
-                }
+    async fn run(mut self, first: Admission) {
+        let ended = self.review_plies(first).await;
+        match ended {
+            Ok(()) | Err(Ended::Early) => {}
+            Err(Ended::CallerGone) => return,
+            Err(Ended::Failed(error)) => {
+                let _ = self.sender.send(Err(error.into())).await;
+                return;
             }
         }
         let summary = lock(&self.review).summary();
@@ -173,48 +152,126 @@ impl Reviewing {
         span.record("plies_reviewed", summary.plies_reviewed as i64);
         span.record("partial", summary.partial);
         span.record("nodes", lock(&self.review).nodes() as i64);
-        self.send(pb::review_game_response::Update::Summary(summary_to_proto(
-            &summary,
-        )))
-        .await;
+        record_usage(&self.usage);
+        let update = pb::review_game_response::Update::Summary(summary_to_proto(&summary));
+        let _ = self.send(update, None).await;
     }
 
-    /// One position's search on an admitted slot.
-    async fn search(&self, admission: crate::service::exec::Admission) -> Turn {
-        let review = Arc::clone(&self.review);
-        let state = Arc::clone(&self.state);
-        let stop = Arc::clone(&self.stop);
-        // The pool raises its own flag at the end of the shutdown's grace period.
-        let pool_stop = Arc::clone(&self.stop);
-        let ran = self
-            .state
-            .pool
-            .run(admission, pool_stop, move || {
-                lock(&review).step(&state.engine, &stop)
-            })
-            .await;
-        match ran {
-            Ok(Ok(judged)) => Turn::Searched(judged),
-            Ok(Err(_stopped)) => Turn::Over,
-            Err(error) => refused(error),
+    /// Judges the plies, holding a place of the review pool while it computes.
+    async fn review_plies(&mut self, first: Admission) -> Result<(), Ended> {
+        let mut admission = Some(first);
+        let mut place: Option<Place> = None;
+        while !lock(&self.review).is_finished() && !self.stop.load(Ordering::Relaxed) {
+            let held = match place.take() {
+                Some(held) => held,
+                None => self.take_place(admission.take()).await?,
+            };
+            let review = Arc::clone(&self.review);
+            let state = Arc::clone(&self.state);
+            let stop = Arc::clone(&self.stop);
+            let ran = held
+                .run(Arc::clone(&self.stop), move |turn| {
+                    let control = Control::new(&stop).sharing(turn);
+                    lock(&review).step(&state.engine, control)
+                })
+                .await;
+            let judged = match ran {
+                Ok((Ok(judged), cores)) => {
+                    self.usage.cores.cpu += cores.cpu;
+                    self.usage.cores.waited += cores.waited;
+                    judged
+                }
+                Ok((Err(_stopped), _)) => return Err(Ended::Early),
+                Err(error) => return Err(ended_by(error)),
+            };
+            place = Some(held);
+            if let Some(ply) = judged {
+                let update = pb::review_game_response::Update::Ply(ply_to_proto(&ply));
+                if !self.send(update, Some(&mut place)).await? {
+                    return Err(Ended::Early);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A place of the review pool: the one admitted at the start, else a new
+    /// admission, trying again after the pool's hint while the deadline allows.
+    async fn take_place(&mut self, admitted: Option<Admission>) -> Result<Place, Ended> {
+        let reviews = &self.state.reviews;
+        let mut admitted = admitted;
+        loop {
+            let admission = match admitted.take() {
+                Some(admission) => Ok(admission),
+                None => reviews.admit(self.connection, review_work(self.deadline), None),
+            };
+            let held = match admission {
+                Ok(admission) => {
+                    let deadline = tokio::time::Instant::from(self.deadline);
+                    tokio::time::timeout_at(deadline, reviews.hold(admission, &self.stop))
+                        .await
+                        .map_err(|_| Ended::Early)?
+                }
+                Err(error) => Err(error),
+            };
+            let wait = match held {
+                Ok(place) => {
+                    self.usage.queued += place.queued();
+                    return Ok(place);
+                }
+                Err(error) => error,
+            };
+            match wait {
+                ExecError::Busy(busy) => {
+                    let until = (Instant::now() + busy.retry_after).min(self.deadline);
+                    tokio::time::sleep_until(until.into()).await;
+                    if Instant::now() >= self.deadline {
+                        return Err(Ended::Early);
+                    }
+                }
+                error => return Err(ended_by(error)),
+            }
         }
     }
 
-    /// Sends an update; false once the caller has gone.
-    async fn send(&self, update: pb::review_game_response::Update) -> bool {
-        let response = pb::ReviewGameResponse {
+    /// Sends an update: at once while the reader keeps up, else giving the
+    /// review's place (when it holds one) and table back after
+    /// [`READER_GRACE`] and waiting, until the deadline at the latest.
+    /// `Ok(false)` when the deadline came first; `Err` once the caller is gone.
+    async fn send(
+        &self,
+        update: pb::review_game_response::Update,
+        place: Option<&mut Option<Place>>,
+    ) -> Result<bool, Ended> {
+        let response = Ok(pb::ReviewGameResponse {
             update: Some(update),
+        });
+        let deadline = tokio::time::Instant::from(self.deadline);
+        let grace = (tokio::time::Instant::now() + READER_GRACE).min(deadline);
+        let permit = match tokio::time::timeout_at(grace, self.sender.reserve()).await {
+            Ok(permit) => permit,
+            Err(_) => {
+                if let Some(place) = place {
+                    *place = None;
+                }
+                lock(&self.review).release_table();
+                match tokio::time::timeout_at(deadline, self.sender.reserve()).await {
+                    Ok(permit) => permit,
+                    Err(_) => return Ok(false),
+                }
+            }
         };
-        self.sender.send(Ok(response)).await.is_ok()
+        let permit = permit.map_err(|_| Ended::CallerGone)?;
+        permit.send(response);
+        Ok(true)
     }
 }
 
 /// What a refusal of the pool means for a review.
-fn refused(error: ExecError) -> Turn {
+fn ended_by(error: ExecError) -> Ended {
     match error {
-        ExecError::Busy { retry_after, .. } => Turn::Refused(retry_after),
-        ExecError::DeadlinePassed | ExecError::ShuttingDown => Turn::Over,
-        ExecError::Failed(_) => Turn::Failed(error.into()),
+        ExecError::Busy(_) | ExecError::DeadlinePassed | ExecError::ShuttingDown => Ended::Early,
+        ExecError::Failed(_) => Ended::Failed(error.into()),
     }
 }
 

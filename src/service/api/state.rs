@@ -1,11 +1,12 @@
 //! What every handler shares: the configuration, the engine and the pools.
 
+use std::sync::Arc;
+
 use crate::search::{Engine, EngineConfig, Networks};
 
-use super::active_reviews::ActiveReviews;
 use super::caps::SearchCaps;
 use crate::service::config::Config;
-use crate::service::exec::{ReplayPool, SearchPool};
+use crate::service::exec::{CoreShare, Pool, ReplayPool, SearchPool, metrics};
 
 /// Long-game replays that may wait for a replay thread; past that RESOURCE_EXHAUSTED.
 pub const MAX_QUEUED_REPLAYS: usize = 256;
@@ -16,14 +17,17 @@ pub struct State {
     pub config: Config,
     /// The caps on every search.
     pub caps: SearchCaps,
-    /// The AI; each running search takes a table from its pool.
+    /// The AI: the searches the clock ends share its table, the others take one of its own.
     pub engine: Engine,
     /// Where searches run.
     pub pool: SearchPool,
     /// Where long games are replayed.
     pub replays: ReplayPool,
-    /// The game reviews in progress.
-    pub reviews: ActiveReviews,
+    /// The pools' and the cores' gauges, read at each metrics export.
+    pub gauges: metrics::Gauges,
+    /// Where game reviews run, each holding a place (and its game's table) for as long as it
+    /// runs; they share the cores with the searches.
+    pub reviews: SearchPool,
 }
 
 impl std::fmt::Debug for State {
@@ -42,19 +46,35 @@ impl State {
     pub fn new(config: Config, networks: Networks) -> State {
         let exec = &config.exec;
         let engine = Engine::new(EngineConfig {
-            hash_mb: exec.hash_mb,
+            hash_mb: exec.own_hash_mb(),
+            shared_hash_mb: exec.hash_mb,
             networks,
             ..EngineConfig::default()
         });
-        let pool = SearchPool::new(exec.max_concurrent_searches(), exec.max_queued_searches);
+        let cores = CoreShare::new(exec.search_threads());
+        let pool = SearchPool::new(
+            Pool::Searches,
+            exec.max_concurrent_searches(),
+            exec.max_queued_searches,
+            Arc::clone(&cores),
+        );
+        let reviews = SearchPool::new(
+            Pool::Reviews,
+            exec.max_active_reviews(),
+            exec.max_active_reviews(),
+            Arc::clone(&cores),
+        )
+        .with_connection_cap(exec.max_active_reviews().div_ceil(2));
         let replays = ReplayPool::new(exec.replay_threads(), MAX_QUEUED_REPLAYS);
+        let gauges = metrics::observe(&[&pool, &reviews], &cores);
         State {
             caps: SearchCaps::from_config(&config.caps),
             config,
             engine,
             pool,
+            reviews,
             replays,
-            reviews: ActiveReviews::default(),
+            gauges,
         }
     }
 }

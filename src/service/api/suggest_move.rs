@@ -1,4 +1,5 @@
-//! SuggestMove: a move at the requested strength, within the limits and the deadline.
+//! SuggestMove: a move at the requested strength, within the limits, the
+//! game clock's time and the deadline.
 
 use std::sync::Arc;
 
@@ -8,25 +9,32 @@ use super::convert;
 use super::replay::replay;
 use super::run_search::run_search;
 use super::state::State;
+use crate::search::Clock;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(
     name = "SuggestMove",
     skip_all,
-    fields(variant, board_size, ply, level, depth, nodes, best_move)
+    fields(
+        variant, board_size, ply, level, depth, nodes, best_move, wait_ms, cpu_ms
+    )
 )]
 pub(super) async fn handle(
     state: Arc<State>,
     mut call: Call<pb::SuggestMoveRequest>,
 ) -> Result<pb::SuggestMoveResponse, ServiceError> {
     let level = level_from_proto(call.message.level)?;
-    let budget = SearchBudget::at_level(
-        call.message.limits.as_ref(),
-        level,
-        state.caps,
-        call.deadline,
-    );
+    let limits = call.message.limits.as_ref();
+    let budget = match call.message.clock.as_ref() {
+        None => SearchBudget::at_level(limits, level, state.caps, call.deadline),
+        Some(clock) => {
+            let allocation = Clock::try_from(clock)?.allocate(state.config.caps.move_overhead);
+            // Level 0 is full strength on the clock's time; a level keeps to its own budget.
+            let level = (call.message.level != 0).then_some(level);
+            SearchBudget::on_clock(limits, level, allocation, state.caps, call.deadline)
+        }
+    };
     let admission = call.admit(&state, budget.work)?;
     let game = replay(&state, call.message.game.take()).await?;
     let span = tracing::Span::current();

@@ -11,18 +11,22 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::rules::{PlayedMove, Square};
-use crate::search;
+use crate::search::{self, Control};
 
 use super::call::Call;
 use super::caps::threats_work;
 use super::convert;
 use super::replay::replay;
-use super::run_search::StopOnDrop;
+use super::run_search::{StopOnDrop, record_usage};
 use super::state::State;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
-#[tracing::instrument(name = "Threats", skip_all, fields(variant, board_size, ply))]
+#[tracing::instrument(
+    name = "Threats",
+    skip_all,
+    fields(variant, board_size, ply, wait_ms, cpu_ms)
+)]
 pub(super) async fn handle(
     state: Arc<State>,
     mut call: Call<pb::ThreatsRequest>,
@@ -39,13 +43,15 @@ pub(super) async fn handle(
     // Stops the proof if this call goes away (cancelled, or cut off by its deadline).
     let stop = StopOnDrop::default();
     let stop_flag = stop.flag();
-    let (game, threats) = state
+    let ((game, threats), usage) = state
         .pool
-        .run(admission, stop.flag(), move || {
-            let threats = search::threats_until(&game, deadline, &stop_flag);
+        .run(admission, stop.flag(), move |turn| {
+            let control = Control::new(&stop_flag).sharing(turn);
+            let threats = search::threats_until(&game, deadline, control);
             (game, threats)
         })
         .await?;
+    record_usage(&usage);
     let threats = threats.ok_or_else(|| {
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             ServiceError::DeadlineExpired

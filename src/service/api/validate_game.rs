@@ -1,11 +1,14 @@
 //! ValidateGame: a whole game judged in one pass, every ply annotated and the
 //! first one not accepted reported (not as an error). [`judge_plies`] is that
-//! pass, shared with ReviewGame, which refuses the same ply with the same error.
+//! pass, shared with ReviewGame and FindPuzzles ([`accepted_plies`]), which
+//! refuse the same ply with the same error.
+
+use std::sync::Arc;
 
 use crate::rules::{Game, PlayedMove};
 
 use super::convert;
-use super::replay::record_game;
+use super::replay::{off_the_runtime, record_game};
 use super::state::State;
 use crate::service::error::ServiceError;
 use crate::service::pb;
@@ -47,6 +50,26 @@ pub fn judge_plies(game: Option<&pb::Game>, max_plies: usize) -> Result<JudgedPl
         plies,
         refused,
     })
+}
+
+/// The request's game judged (off the runtime when long), or the error of its first ply not
+/// accepted: how ReviewGame and FindPuzzles take a game, refusing it as ValidateGame reports it.
+///
+/// # Errors
+/// As [`judge_plies`], and the first ply not accepted.
+pub async fn accepted_plies(
+    state: &Arc<State>,
+    game: Option<pb::Game>,
+) -> Result<JudgedPlies, ServiceError> {
+    let plies = game.as_ref().map_or(0, |game| game.moves.len());
+    let judged = off_the_runtime(state, plies, move |state| {
+        judge_plies(game.as_ref(), state.config.caps.max_game_plies)
+    })
+    .await?;
+    match judged.refused {
+        Some((_, refused)) => Err(refused),
+        None => Ok(judged),
+    }
 }
 
 #[tracing::instrument(

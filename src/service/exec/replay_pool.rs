@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-use super::ExecError;
+use super::{Busy, ExecError, Pool, Refusal};
 
 /// Runs replays of long games on blocking threads, a bounded number at once
 /// and a bounded number waiting.
@@ -16,6 +16,8 @@ pub struct ReplayPool {
     running: Arc<Semaphore>,
     admitted: Arc<AtomicUsize>,
     capacity: usize,
+    /// Replays run at once.
+    threads: usize,
 }
 
 /// Counts a replay as admitted until dropped.
@@ -38,6 +40,7 @@ impl ReplayPool {
             running: Arc::new(Semaphore::new(threads)),
             admitted: Arc::new(AtomicUsize::new(0)),
             capacity: threads + max_queued,
+            threads,
         }
     }
 
@@ -53,10 +56,14 @@ impl ReplayPool {
         let before = self.admitted.fetch_add(1, Ordering::AcqRel);
         let ticket = Ticket(Arc::clone(&self.admitted));
         if before >= self.capacity {
-            return Err(ExecError::Busy {
-                waiting: before,
+            let running = self.threads.min(before);
+            return Err(ExecError::Busy(Busy {
+                pool: Pool::Replays,
+                why: Refusal::Full,
+                running,
+                waiting: before - running,
                 retry_after: REPLAY_RETRY_AFTER,
-            });
+            }));
         }
         let permit = Arc::clone(&self.running)
             .acquire_owned()

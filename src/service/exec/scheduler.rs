@@ -37,8 +37,8 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use super::ExecError;
 use super::cost::{CostClass, CostModel};
+use super::{Busy, ExecError, Pool, Refusal};
 
 /// A search that could start with less than this share (in percent) of its
 /// time budget left before its deadline is refused instead.
@@ -130,11 +130,15 @@ impl Work {
 /// The admitted searches and the slots they share.
 #[derive(Debug)]
 pub struct Scheduler {
+    /// What it schedules, as its refusals say.
+    pool: Pool,
     slots: usize,
     /// Analyses running at the most.
     analysis_slots: usize,
     /// Searches running and waiting at the most.
     capacity: usize,
+    /// Slots one connection may hold at the most, whatever else waits.
+    connection_cap: usize,
     next_id: u64,
     /// No searches are taken any more.
     closed: bool,
@@ -174,12 +178,14 @@ struct Slot {
 
 impl Scheduler {
     /// A book of `max_running` slots (at least one) and `max_queued` more searches waiting.
-    pub fn new(max_running: usize, max_queued: usize) -> Scheduler {
+    pub fn new(pool: Pool, max_running: usize, max_queued: usize) -> Scheduler {
         let slots = max_running.max(1);
         Scheduler {
+            pool,
             slots,
             analysis_slots: (slots * ANALYSIS_SHARE_PERCENT / 100).max(1),
             capacity: slots + max_queued,
+            connection_cap: slots,
             next_id: 0,
             closed: false,
             entries: Vec::new(),
@@ -187,11 +193,24 @@ impl Scheduler {
         }
     }
 
+    /// No connection holds more than `cap` slots (at least one), even when nothing else waits.
+    pub fn cap_connections(&mut self, cap: usize) {
+        self.connection_cap = cap.max(1);
+    }
+
     /// Searches admitted and not refused.
     pub fn admitted(&self) -> usize {
         self.entries
             .iter()
             .filter(|entry| entry.stage != Stage::Refused)
+            .count()
+    }
+
+    /// Searches holding a slot.
+    pub fn running(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|entry| matches!(entry.stage, Stage::Running(_)))
             .count()
     }
 
@@ -269,21 +288,18 @@ impl Scheduler {
         let start = self.simulated_start(Some(id), now);
         if latest_start.is_some_and(|latest| start > latest) {
             self.remove(id);
-            return Err(ExecError::Busy {
-                waiting: self.admitted(),
-                retry_after: start - now,
-            });
+            return Err(self.busy_for(Refusal::Late, start - now));
         }
         let mut woken = Vec::new();
         if self.admitted() > self.capacity {
             // Full: the last in line of the connection holding the most makes room.
             let Some(last) = self.last_in_line() else {
                 self.remove(id);
-                return Err(self.busy(now));
+                return Err(self.busy(Refusal::Full, now));
             };
             if self.entries[last].id == id {
                 self.remove(id);
-                return Err(self.busy(now));
+                return Err(self.busy(Refusal::Full, now));
             }
             self.entries[last].stage = Stage::Refused;
             woken.push(SearchId(self.entries[last].id));
@@ -304,9 +320,9 @@ impl Scheduler {
         match entry.stage {
             Stage::Running(_) => Turn::Run,
             Stage::Waiting if self.closed => Turn::Refused(ExecError::ShuttingDown),
-            Stage::Refused => Turn::Refused(self.busy(now)),
+            Stage::Refused => Turn::Refused(self.busy(Refusal::Full, now)),
             Stage::Waiting if entry.latest_start.is_some_and(|latest| latest <= now) => {
-                Turn::Refused(self.busy(now))
+                Turn::Refused(self.busy(Refusal::Late, now))
             }
             Stage::Waiting => Turn::Wait(entry.latest_start),
         }
@@ -378,7 +394,10 @@ impl Scheduler {
             .collect();
         let share = self.slots.div_ceil(connections.len().max(1));
         let may_start = |&(_, &i): &(usize, &usize)| {
-            self.entries[i].kind == WorkKind::Search || analyses < self.analysis_slots
+            let entry = &self.entries[i];
+            let held = holding.get(&entry.connection).copied().unwrap_or(0);
+            (entry.kind == WorkKind::Search || analyses < self.analysis_slots)
+                && held < self.connection_cap
         };
         let in_line = |&(_, &i): &(usize, &usize)| (self.entries[i].rank, self.entries[i].id);
         let within_share = waiting
@@ -453,11 +472,20 @@ impl Scheduler {
 
     /// The error for a search refused now: busy, with the wait until a
     /// search behind all those waiting could start.
-    fn busy(&self, now: Instant) -> ExecError {
-        ExecError::Busy {
-            waiting: self.admitted(),
-            retry_after: self.simulated_start(None, now) - now,
-        }
+    fn busy(&self, why: Refusal, now: Instant) -> ExecError {
+        self.busy_for(why, self.simulated_start(None, now) - now)
+    }
+
+    /// The error for a search refused now, worth trying again after `retry_after`.
+    fn busy_for(&self, why: Refusal, retry_after: Duration) -> ExecError {
+        let running = self.running();
+        ExecError::Busy(Busy {
+            pool: self.pool,
+            why,
+            running,
+            waiting: self.admitted() - running,
+            retry_after,
+        })
     }
 
     /// Gives free slots to the waiting searches as [`Scheduler::choose`]
@@ -530,7 +558,7 @@ mod tests {
     #[test]
     fn a_full_book_refuses_at_once_with_the_wait_until_a_slot_frees() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 1);
+        let mut book = Scheduler::new(Pool::Searches, 1, 1);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         assert_eq!(book.turn(running, now), Turn::Run);
         let queued = admit(&mut book, FLOOD, search(SECOND), now);
@@ -538,10 +566,13 @@ mod tests {
         // One second for the running search, one for the queued one.
         assert_eq!(
             book.admit(FLOOD, search(SECOND), None, now).unwrap_err(),
-            ExecError::Busy {
-                waiting: 2,
+            ExecError::Busy(Busy {
+                pool: Pool::Searches,
+                why: Refusal::Full,
+                running: 1,
+                waiting: 1,
                 retry_after: 2 * SECOND
-            }
+            })
         );
         assert_eq!(book.leave(running, now + SECOND, true), [queued]);
         assert_eq!(book.turn(queued, now + SECOND), Turn::Run);
@@ -552,7 +583,7 @@ mod tests {
     #[test]
     fn a_search_that_would_start_too_late_is_refused_at_once() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         admit(&mut book, FLOOD, search(3 * SECOND), now);
         // 3 s of search ahead, and 10 s of deadline: this one would start with 7 s left.
         let deadline = Some(now + 10 * SECOND);
@@ -564,7 +595,7 @@ mod tests {
         // Would start at 12 s, past the deadline.
         assert!(matches!(
             book.admit(FLOOD, search(3 * SECOND), deadline, now),
-            Err(ExecError::Busy { .. })
+            Err(ExecError::Busy(_))
         ));
         // Without a deadline it may wait.
         book.admit(FLOOD, search(3 * SECOND), None, now)
@@ -574,7 +605,7 @@ mod tests {
     #[test]
     fn waiting_past_the_latest_start_is_busy_not_deadline_passed() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 4);
+        let mut book = Scheduler::new(Pool::Searches, 1, 4);
         // Its budget says it ends at once, but it holds the slot.
         admit(&mut book, FLOOD, search(Duration::ZERO), now);
         let deadline = now + 50 * MS;
@@ -587,7 +618,7 @@ mod tests {
         assert_eq!(book.turn(late, now), Turn::Wait(Some(latest)));
         assert!(matches!(
             book.turn(late, latest),
-            Turn::Refused(ExecError::Busy { .. })
+            Turn::Refused(ExecError::Busy(_))
         ));
         assert_eq!(
             book.admit(FLOOD, search(SECOND), Some(now), now)
@@ -599,7 +630,7 @@ mod tests {
     #[test]
     fn another_connections_short_search_goes_before_a_flood_of_long_ones() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let flood: Vec<SearchId> = (0..4)
             .map(|_| admit(&mut book, FLOOD, search(3 * SECOND), now))
@@ -622,14 +653,14 @@ mod tests {
     #[test]
     fn the_shorter_search_goes_first() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let long = admit(&mut book, OTHER, search(3 * SECOND), now);
         let short = admit(&mut book, 3, search(SECOND / 10), now);
         assert_eq!(book.leave(running, now + SECOND, true), [short]);
         assert_eq!(book.stage(long), Some(Stage::Waiting));
         // Within one connection too: a level-1 move is not stuck behind its own long searches.
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let long = admit(&mut book, FLOOD, search(3 * SECOND), now);
         let short = admit(&mut book, FLOOD, search(SECOND / 10), now);
@@ -641,7 +672,7 @@ mod tests {
     fn no_search_starves_however_many_shorter_ones_keep_coming() {
         // One slot; a 1 s search waits while two connections keep 6 searches of 10 ms each waiting.
         let start = Instant::now();
-        let mut book = Scheduler::new(1, 32);
+        let mut book = Scheduler::new(Pool::Searches, 1, 32);
         let mut now = start;
         let mut running = admit(&mut book, FLOOD, search(10 * MS), now);
         let long = admit(&mut book, 3, search(SECOND), now);
@@ -671,7 +702,7 @@ mod tests {
     #[test]
     fn a_connection_holding_its_share_waits_while_another_connections_search_does() {
         let now = Instant::now();
-        let mut book = Scheduler::new(2, 16);
+        let mut book = Scheduler::new(Pool::Searches, 2, 16);
         let first = admit(&mut book, FLOOD, search(SECOND), now);
         let second = admit(&mut book, FLOOD, search(SECOND), now);
         assert!(is_running(&book, first) && is_running(&book, second));
@@ -692,7 +723,7 @@ mod tests {
         // (each claims 50 ms and takes 95 ms); a level-5 move (200 ms) from a
         // third connection with a 2 s deadline is admitted and soon runs.
         let start = Instant::now();
-        let mut book = Scheduler::new(2, 64);
+        let mut book = Scheduler::new(Pool::Searches, 2, 64);
         let threats = learned(50 * MS);
         let mut now = start;
         let mut flood: Vec<(u64, SearchId)> = Vec::new();
@@ -739,7 +770,7 @@ mod tests {
     #[test]
     fn analyses_hold_at_most_half_the_slots() {
         let now = Instant::now();
-        let mut book = Scheduler::new(2, 8);
+        let mut book = Scheduler::new(Pool::Searches, 2, 8);
         let first = admit(&mut book, FLOOD, analysis(10 * SECOND), now);
         let second = admit(&mut book, FLOOD, analysis(10 * SECOND), now);
         assert!(is_running(&book, first));
@@ -752,7 +783,7 @@ mod tests {
         assert!(book.leave(search, now + SECOND, true).is_empty());
         assert_eq!(book.leave(first, now + 10 * SECOND, true), [second]);
         // One slot: an analysis may hold it (there is nothing to share).
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let alone = admit(&mut book, FLOOD, analysis(SECOND), now);
         assert!(is_running(&book, alone));
     }
@@ -760,19 +791,19 @@ mod tests {
     #[test]
     fn admission_counts_the_analysis_share() {
         let now = Instant::now();
-        let mut book = Scheduler::new(2, 8);
+        let mut book = Scheduler::new(Pool::Searches, 2, 8);
         admit(&mut book, FLOOD, analysis(10 * SECOND), now);
         // The other slot is free, but not for an analysis: this one would start in 10 s.
         assert!(matches!(
             book.admit(OTHER, analysis(SECOND), Some(now + 5 * SECOND), now),
-            Err(ExecError::Busy { retry_after, .. }) if retry_after == 10 * SECOND
+            Err(ExecError::Busy(busy)) if busy.retry_after == 10 * SECOND
         ));
     }
 
     #[test]
     fn learning_counts_only_searches_that_ran_to_their_end() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 8);
+        let mut book = Scheduler::new(Pool::Searches, 1, 8);
         let class = CostClass::threats(13, 37);
         let cancelled = admit(&mut book, FLOOD, learned(50 * MS), now);
         book.leave(cancelled, now + MS, false);
@@ -785,14 +816,14 @@ mod tests {
     #[test]
     fn a_full_book_makes_room_by_refusing_the_floods_last_search() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 2);
+        let mut book = Scheduler::new(Pool::Searches, 1, 2);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let first = admit(&mut book, FLOOD, search(SECOND), now);
         let last = admit(&mut book, FLOOD, search(SECOND), now);
         // The flood's own next search is refused...
         assert!(matches!(
             book.admit(FLOOD, search(SECOND), None, now),
-            Err(ExecError::Busy { .. })
+            Err(ExecError::Busy(_))
         ));
         // ...another connection's is taken, and the flood's last waiting one makes room.
         let other = book
@@ -801,7 +832,7 @@ mod tests {
         assert_eq!(other.woken, [last]);
         assert!(matches!(
             book.turn(last, now),
-            Turn::Refused(ExecError::Busy { .. })
+            Turn::Refused(ExecError::Busy(_))
         ));
         assert_eq!(book.leave(running, now + SECOND, true), [other.id]);
         assert_eq!(book.stage(first), Some(Stage::Waiting));
@@ -814,7 +845,7 @@ mod tests {
     #[test]
     fn a_closed_book_takes_nothing_and_starts_nothing() {
         let now = Instant::now();
-        let mut book = Scheduler::new(1, 1);
+        let mut book = Scheduler::new(Pool::Searches, 1, 1);
         let running = admit(&mut book, FLOOD, search(SECOND), now);
         let waiting = admit(&mut book, FLOOD, search(SECOND), now);
         book.close();

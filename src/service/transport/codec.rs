@@ -1,6 +1,7 @@
 //! The protobuf codec of the generated server and client: prost's, except
 //! that a request that does not decode is the caller's mistake
-//! (INVALID_ARGUMENT), not ours (prost's codec says INTERNAL).
+//! (INVALID_ARGUMENT with ErrorInfo `MALFORMED_MESSAGE`, as every caller's
+//! error carries one), not ours (prost's codec says INTERNAL).
 
 use std::marker::PhantomData;
 
@@ -8,6 +9,8 @@ use prost::Message;
 use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic_prost::ProstEncoder;
+
+use crate::service::error::ServiceError;
 
 /// A [`Codec`] for `application/grpc+proto` that reports undecodable
 /// messages as INVALID_ARGUMENT.
@@ -48,9 +51,9 @@ impl<U: Message + Default> Decoder for TaflDecoder<U> {
     type Error = Status;
 
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
-        U::decode(buf).map(Some).map_err(|error| {
-            Status::invalid_argument(format!("the message is not valid protobuf: {error}"))
-        })
+        U::decode(buf)
+            .map(Some)
+            .map_err(|error| ServiceError::MalformedMessage(error.to_string()).into())
     }
 
     fn buffer_settings(&self) -> BufferSettings {

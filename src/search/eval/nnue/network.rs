@@ -224,7 +224,7 @@ impl Network {
 mod tests {
     use super::*;
     use crate::rules::{Game, Rules};
-    use crate::search::{Engine, EngineConfig, Level, Limits, Networks};
+    use crate::search::{Control, Engine, EngineConfig, Level, Limits, Networks};
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
 
@@ -268,7 +268,13 @@ mod tests {
             let same_tree = (ours.nodes, ours.score) == (theirs.nodes, theirs.score);
             assert_eq!(same_tree, rules != Rules::Tablut, "{rules}");
             let analysis = with_network
-                .analyse(&game, &limits, 2, &AtomicBool::new(false), |_| {})
+                .analyse(
+                    &game,
+                    &limits,
+                    2,
+                    Control::new(&AtomicBool::new(false)),
+                    |_| {},
+                )
                 .expect("an analysis");
             assert_eq!(analysis.lines.len(), 2);
         }

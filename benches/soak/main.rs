@@ -1,5 +1,5 @@
-//! Soak: the release binary under every attack of issues "Hardened" and
-//! "Fair share" at once, beside normal traffic, for 60 s (`SOAK_SECS` to
+//! Soak: the release binary under every attack on its bounds and its fair
+//! share at once, beside normal traffic, for 60 s (`SOAK_SECS` to
 //! change it):
 //!
 //! - normal: 4 clients calling LegalMoves / ApplyMove on a real 60-ply game
@@ -14,10 +14,14 @@
 //!   keeping 6 Threats each on a costly position going, and one connection
 //!   holding 2 Analyze streams without limits (again whenever they end).
 //!
+//! Then, beside the same normal traffic, the attacks on the
+//! sharing of the processor, one after another (`sharing.rs`).
+//!
 //! Prints peak RSS, cheap-call and health p50/p99, searches answered and
-//! refused, failed normal calls (must be 0; a victim search refused counts
-//! as one), each named by its call and its status, and the exit time after
-//! SIGTERM.
+//! refused, the victim's moves in each sharing attack, failed normal calls
+//! (must be 0; a victim search refused counts as one), each named by its
+//! call and its status, and the exit time after SIGTERM. `SOAK_PARTS`
+//! (`attacks,sharing` by default) runs either part alone.
 //! The server runs with deploy/k8s's settings (2 search threads, 64 MiB
 //! tables, 16 queued searches).
 //!
@@ -41,6 +45,8 @@ use tonic::Code;
 use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
+
+mod sharing;
 
 use common::client::connect;
 use common::{costly_threats, long_game, process, raw_h2, real_game};
@@ -101,6 +107,7 @@ fn main() {
         .and_then(|value| value.parse().ok())
         .unwrap_or(60);
     let run = Duration::from_secs(seconds);
+    let parts = std::env::var("SOAK_PARTS").unwrap_or_else(|_| "attacks,sharing".to_owned());
     let mut server = process::Tafl::start(
         env!("CARGO_BIN_EXE_tafl"),
         &[
@@ -119,6 +126,7 @@ fn main() {
     let idle_kib = server.rss_kib();
     let tally = Arc::new(Tally::default());
     let stop = Arc::new(AtomicBool::new(false));
+    let raw_stop = Arc::new(AtomicBool::new(!parts.contains("attacks")));
 
     // Memory, sampled from outside.
     let sampler = {
@@ -134,11 +142,11 @@ fn main() {
     };
     // The raw attacks run on threads of their own.
     let raw_attacks: Vec<_> = (0..2)
-        .map(|_| spawn_watch_flood(addr, Arc::clone(&tally), Arc::clone(&stop)))
+        .map(|_| spawn_watch_flood(addr, Arc::clone(&tally), Arc::clone(&raw_stop)))
         .chain([spawn_silent_connections(
             addr,
             Arc::clone(&tally),
-            Arc::clone(&stop),
+            Arc::clone(&raw_stop),
         )])
         .collect();
 
@@ -148,6 +156,9 @@ fn main() {
         .build()
         .expect("runtime");
     let (cheap, health) = runtime.block_on(async {
+        if !parts.contains("attacks") {
+            return (Vec::new(), Vec::new());
+        }
         let until = Instant::now() + run;
         let mut attacks = JoinSet::new();
         for _ in 0..4 {
@@ -196,12 +207,27 @@ fn main() {
         attacks.join_all().await;
         (cheap, health)
     });
-    // The clients' connections (the slow readers' among them) close before the server is stopped.
-    drop(runtime);
-    stop.store(true, Ordering::Relaxed);
+    raw_stop.store(true, Ordering::Relaxed);
     for attack in raw_attacks {
         attack.join().expect("attack thread");
     }
+    if parts.contains("sharing") {
+        println!("soak, part 2: the sharing of the processor, beside normal traffic");
+        runtime.block_on(async {
+            let mut normal = JoinSet::new();
+            let until = Instant::now() + Duration::from_secs(3600);
+            for index in 0..4 {
+                let client = connect(addr).await;
+                normal.spawn(cheap_calls(client, index, until, Arc::clone(&tally)));
+            }
+            normal.spawn(health_probes(addr, until, Arc::clone(&tally)));
+            sharing::run(addr, Arc::clone(&tally)).await;
+            normal.abort_all();
+        });
+    }
+    // The clients' connections (the slow readers' among them) close before the server is stopped.
+    drop(runtime);
+    stop.store(true, Ordering::Relaxed);
     sampler.join().expect("sampler");
 
     let sigterm = Instant::now();
@@ -367,6 +393,7 @@ async fn normal_searches(
             limits: None,
             level: 5,
             seed,
+            clock: None,
         });
         request.set_timeout(Duration::from_secs(5));
         let answer = client.suggest_move(request).await;
@@ -420,6 +447,7 @@ async fn long_searches(
             }),
             level: 10,
             seed,
+            clock: None,
         });
         request.set_timeout(Duration::from_secs(10));
         let counters = [
