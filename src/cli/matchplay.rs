@@ -25,9 +25,11 @@ use tafl::search::{
 /// `tafl match` arguments.
 #[derive(clap::Args, Clone, Debug)]
 pub struct MatchArgs {
-    /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,weights=FILE`
-    /// (evaluation weights as `tafl tune` prints them), `,net=FILE` (an evaluation network as
-    /// `tafl train` writes it) or `,eval=classic` (the hand-set evaluation, whatever the default).
+    /// Player A: `level=N` plus optional `,depth=D`, `,nodes=N`, `,movetime=MS`, `,seed=N` (every
+    /// move with this seed, not the game's and ply's own: no variety from game to game),
+    /// `,weights=FILE` (evaluation weights as `tafl tune` prints them), `,net=FILE` (an
+    /// evaluation network as `tafl train` writes it) or `,eval=classic` (the hand-set
+    /// evaluation, whatever the default).
     /// Or `,server=http://HOST:PORT`: another build's moves, from a tafl server's SuggestMove with
     /// the same level, limits and seeds (not with weights, net or eval: it plays its own). Its
     /// illegal or missing move loses the game; no answer (the server down, an error, or nothing
@@ -135,7 +137,7 @@ pub enum OpeningKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MatchError {
     #[error(
-        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,clock=fraction:N][,weights=FILE][,net=FILE|,eval=classic|,server=http://HOST:PORT]"
+        "player {0:?}: expected level=N[,depth=D][,nodes=N][,movetime=MS][,seed=N][,clock=fraction:N][,weights=FILE][,net=FILE|,eval=classic|,server=http://HOST:PORT]"
     )]
     BadPlayer(String),
     #[error(
@@ -202,6 +204,7 @@ impl std::str::FromStr for PlayerSpec {
             max_nodes: None,
             movetime: None,
             clock: ClockUse::Native,
+            seed: None,
         };
         let (mut weights, mut evaluation, mut server) = (None, None, None);
         for part in text
@@ -225,6 +228,7 @@ impl std::str::FromStr for PlayerSpec {
                     player.movetime =
                         Some(Duration::from_millis(value.parse().map_err(|_| bad())?));
                 }
+                "seed" => player.seed = Some(value.parse().map_err(|_| bad())?),
                 "clock" => {
                     let share = value.strip_prefix("fraction:").ok_or_else(bad)?;
                     let n = share.parse().ok().filter(|&n| n > 0).ok_or_else(bad)?;
@@ -272,6 +276,9 @@ impl fmt::Display for PlayerSpec {
         }
         if let Some(movetime) = player.movetime {
             write!(f, ",movetime={}", movetime.as_millis())?;
+        }
+        if let Some(seed) = player.seed {
+            write!(f, ",seed={seed}")?;
         }
         if let ClockUse::Fraction(n) = player.clock {
             write!(f, ",clock=fraction:{n}")?;
@@ -617,7 +624,7 @@ mod tests {
 
     #[test]
     fn players_read_every_key_and_refuse_the_rest() {
-        let spec = spec("level=7, depth=3,nodes=500,movetime=20,weights=w.txt");
+        let spec = spec("level=7, depth=3,nodes=500,movetime=20,seed=0,weights=w.txt");
         assert_eq!(
             self::spec("level=3,net=n.nnue").source,
             local(None, Evaluation::Network(PathBuf::from("n.nnue")))
@@ -630,10 +637,11 @@ mod tests {
         assert_eq!(spec.player.max_depth, Some(3));
         assert_eq!(spec.player.max_nodes, Some(500));
         assert_eq!(spec.player.movetime, Some(Duration::from_millis(20)));
+        assert_eq!(spec.player.seed, Some(0));
         assert_eq!(spec.source, local(Some("w.txt"), Evaluation::Default));
         assert_eq!(
             spec.to_string(),
-            "level=7,depth=3,nodes=500,movetime=20,weights=w.txt"
+            "level=7,depth=3,nodes=500,movetime=20,seed=0,weights=w.txt"
         );
         for bad in [
             "level=11",
@@ -642,6 +650,7 @@ mod tests {
             "depth=x",
             "level=4294967297",
             "depth=-1",
+            "seed=fixed",
             "eval=fancy",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");

@@ -6,6 +6,7 @@ mod bench;
 mod completions;
 mod datagen;
 mod fit_win_chance;
+mod levels;
 mod matchplay;
 mod otep;
 mod perft;
@@ -69,6 +70,9 @@ enum Command {
     /// appended to a CSV file (resumable); `--svg` draws each puzzle's board. Each position's
     /// search: 5,000 nodes unless --nodes, --depth or --time-ms bounds it.
     Puzzles(puzzles::PuzzlesArgs),
+    /// The levels' yardstick: review the real games or a player's games into rows of accuracy,
+    /// summarise rows, or count where games of different seeds part.
+    Levels(levels::LevelsArgs),
     /// Fit game review's win-chance model to real games; prints its calibration on the held-out
     /// half and the fitted constants.
     FitWinChance(fit_win_chance::FitWinChanceArgs),
@@ -97,6 +101,7 @@ impl Cli {
             Command::Train(args) => train::run(&args).context("tafl train"),
             Command::Review(args) => review::run(&args).context("tafl review"),
             Command::Puzzles(args) => puzzles::run(&args).context("tafl puzzles"),
+            Command::Levels(args) => levels::run(&args).context("tafl levels"),
             Command::FitWinChance(args) => {
                 fit_win_chance::run(&args).context("tafl fit-win-chance")
             }

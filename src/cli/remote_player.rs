@@ -127,7 +127,7 @@ impl RemotePlayer {
             // No bound at all: the level's own budget, as for a local player.
             limits: bounded.then_some(limits),
             level,
-            seed: turn.seed,
+            seed: player.seed(turn.seed),
             clock,
         }
     }
@@ -219,6 +219,7 @@ mod tests {
             max_nodes: None,
             movetime: Some(Duration::from_millis(300)),
             clock: ClockUse::Native,
+            seed: None,
         }
     }
 

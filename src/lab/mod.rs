@@ -12,6 +12,8 @@
 //! - [`matchplay`]: matches between two players (openings, the games on
 //!   threads, the score);
 //! - [`win_chance`]: fitting game review's win-chance model to real games;
+//! - [`levels`]: the levels' yardstick: how accurately people and levels
+//!   play, by review, and how far different seeds' games run alike;
 //! - [`bench`](mod@bench): the bench positions, whose node count is the search's
 //!   fingerprint.
 //!
@@ -22,6 +24,7 @@ mod adam;
 pub mod bench;
 pub mod datagen;
 mod game_record;
+pub mod levels;
 pub mod matchplay;
 pub mod train;
 pub mod tune;

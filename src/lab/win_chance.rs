@@ -140,7 +140,7 @@ pub fn review_games(
 }
 
 /// The record's moves up to the first the rules refuse, or the one that ends the game.
-fn legal_prefix(start: &Game, record: &GameRecord) -> Vec<Move> {
+pub(crate) fn legal_prefix(start: &Game, record: &GameRecord) -> Vec<Move> {
     let mut game = start.clone();
     let mut moves = Vec::with_capacity(record.moves.len());
     for text in &record.moves {

@@ -42,11 +42,19 @@ pub struct Player {
     pub max_nodes: Option<u64>,
     /// Its time a move, off the clock.
     pub movetime: Option<Duration>,
+    /// Every move with this seed instead of the game's own (`seed=N`): a player that varies
+    /// nothing from game to game.
+    pub seed: Option<u64>,
     /// How it is given its time on a clock.
     pub clock: ClockUse,
 }
 
 impl Player {
+    /// The seed this player searches with where the game's is `game_seed`.
+    pub fn seed(&self, game_seed: u64) -> u64 {
+        self.seed.unwrap_or(game_seed)
+    }
+
     /// What this player searches within: its own bounds, and on `clock` the time the clock
     /// gives it (the engine's allocation, or a fraction player's fixed time) instead of its move
     /// time.
@@ -78,6 +86,11 @@ impl Player {
 /// Player A attacks in even games and defends in odd ones (each opening twice).
 pub fn a_attacks(index: u32) -> bool {
     index.is_multiple_of(2)
+}
+
+/// The seed both players get at `ply` of game `index`: a game's seeds are its own.
+pub fn seed(index: u32, ply: usize) -> u64 {
+    splitmix(u64::from(index) << 32 | ply as u64)
 }
 
 /// What a player is asked: a move in `game`, which is not over.
@@ -126,7 +139,12 @@ impl Contestant for EnginePlayer<'_> {
     fn choose(&mut self, turn: &Turn<'_>) -> Result<Move, NoMove> {
         let limits = self.player.limits(turn.clock.as_ref());
         self.engine
-            .search(turn.game, &limits, self.player.level, turn.seed)
+            .search(
+                turn.game,
+                &limits,
+                self.player.level,
+                self.player.seed(turn.seed),
+            )
             .map(|report| report.best_move)
             .ok_or_else(|| NoMove::Unanswered("the search stopped without a move".to_string()))
     }
@@ -289,7 +307,7 @@ pub fn play_game(config: &MatchConfig, index: u32, [a, b]: [&mut dyn Contestant;
         let turn = Turn {
             game: &game,
             moves: &moves,
-            seed: splitmix(u64::from(index) << 32 | game.ply() as u64),
+            seed: seed(index, game.ply()),
             clock: clocks.as_ref().map(|clocks| clocks.of(to_move)),
         };
         let asked = Instant::now();
@@ -506,6 +524,7 @@ mod tests {
             max_depth: Some(1),
             max_nodes: None,
             movetime: None,
+            seed: None,
             clock: ClockUse::Native,
         };
         (engine, player)
