@@ -48,7 +48,7 @@ pub struct Clock {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeAllocation {
     /// What the move should normally take: the search starts no iteration
-    /// past it, as [`TimePlan`] stretches or shrinks it.
+    /// past it, as the running search's `TimePlan` stretches or shrinks it.
     pub soft: Duration,
     /// The most the move may take (depth 1 always completes).
     pub hard: Duration,
@@ -68,7 +68,7 @@ impl TimeAllocation {
 impl Clock {
     /// The time this clock gives the move, `move_overhead` (the time a move
     /// takes to reach the clock) taken off. Any values, however absurd, give
-    /// an allocation: times above [`CLOCK_TIME_CAP`] are read as it.
+    /// an allocation: times above a week (`CLOCK_TIME_CAP`) are read as it.
     #[must_use]
     pub fn allocate(&self, move_overhead: Duration) -> TimeAllocation {
         let capped = |time: Duration| time.min(CLOCK_TIME_CAP);

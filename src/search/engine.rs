@@ -72,7 +72,7 @@ impl Default for EngineConfig {
 }
 
 /// The AI. `Send + Sync`: one engine serves many threads at once, each search with its own table
-/// taken from a pool or the shared one (see [`Engine::with_searcher`] for which).
+/// taken from a pool or the shared one (`Engine::with_searcher` says which).
 pub struct Engine {
     config: EngineConfig,
     idle: Mutex<Vec<Workspace>>,

@@ -48,8 +48,8 @@ impl Limits {
 
     /// Whether the clock, not a depth or node bound, is what ends the search: its answer then
     /// depends on the machine's speed. A node bound counts when it would end the search within
-    /// its time at [`REPEATABLE_NODES_PER_SECOND`] (a busy core's speed), a depth bound when it
-    /// is at most [`REPEATABLE_DEPTH`] plies.
+    /// its time at `REPEATABLE_NODES_PER_SECOND` (a busy core's speed), a depth bound when it
+    /// is at most `REPEATABLE_DEPTH` plies.
     pub fn ends_by_time(&self) -> bool {
         let Some(time) = self.max_time.or(self.soft_time) else {
             return false;
