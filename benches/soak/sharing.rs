@@ -18,13 +18,14 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 use tafl::service::pb::{
-    self, ReviewGameRequest, SearchLimits, SuggestMoveRequest, review_game_response::Update,
+    ReviewGameRequest, SearchLimits, SuggestMoveRequest, review_game_response::Update,
 };
 use tokio::task::JoinSet;
 use tonic::Code;
 
 use crate::{Tally, how, summary};
 use common::client::connect;
+use common::server::{copenhagen_moves, real_game_review};
 use common::{raw_h2, real_game};
 
 /// How long the victim is measured in each setting.
@@ -69,7 +70,7 @@ pub async fn run(addr: SocketAddr, tally: Arc<Tally>) {
 
     let (plies, partial, took) = {
         let _attack = unread_reviews(addr).await;
-        review(addr, review_of(79, 2_000), Duration::from_secs(120)).await
+        review(addr, real_game_review(79, 2_000), Duration::from_secs(120)).await
     };
     println!(
         "  a fresh client's review of 80 plies beside two window-0 connections' reviews: {plies} plies judged, partial {partial}, in {took:?}"
@@ -85,7 +86,7 @@ pub async fn run(addr: SocketAddr, tally: Arc<Tally>) {
         let _attack = long_searches(addr, 8).await;
         let default_budget = ReviewGameRequest {
             limits: None,
-            ..review_of(79, 0)
+            ..real_game_review(79, 0)
         };
         review(addr, default_budget, Duration::from_secs(300)).await
     };
@@ -113,7 +114,7 @@ async fn victim(addr: SocketAddr, setting: &'static str) -> Victim {
         }
         let plies = 10 + seed as usize % 20;
         let mut request = tonic::Request::new(SuggestMoveRequest {
-            game: Some(copenhagen(moves[..plies].to_vec())),
+            game: Some(copenhagen_moves(moves[..plies].to_vec())),
             limits: None,
             level: 5,
             seed,
@@ -130,14 +131,6 @@ async fn victim(addr: SocketAddr, setting: &'static str) -> Victim {
         setting,
         latencies,
         asked,
-    }
-}
-
-fn copenhagen(moves: Vec<String>) -> pb::Game {
-    pb::Game {
-        variant: None,
-        start: String::new(),
-        moves,
     }
 }
 
@@ -185,7 +178,7 @@ async fn long_reviews(addr: SocketAddr, connections: usize) -> JoinSet<()> {
     for _ in 0..connections {
         let mut client = connect(addr).await;
         let request = ReviewGameRequest {
-            game: Some(copenhagen(longest_real_game())),
+            game: Some(copenhagen_moves(longest_real_game())),
             limits: Some(SearchLimits {
                 max_time_ms: ATTACK_MS,
                 ..SearchLimits::default()
@@ -212,7 +205,7 @@ async fn long_reviews(addr: SocketAddr, connections: usize) -> JoinSet<()> {
 /// Two connections that never read, each with two reviews of the longest real game on it
 /// (their updates fill the window at once and wait); kept until the set is dropped.
 async fn unread_reviews(addr: SocketAddr) -> JoinSet<()> {
-    let body = review_of(300, 2_000).encode_to_vec();
+    let body = real_game_review(300, 2_000).encode_to_vec();
     let mut attack = JoinSet::new();
     for _ in 0..2 {
         let (_, connection) = raw_h2::unread_calls(
@@ -230,19 +223,6 @@ async fn unread_reviews(addr: SocketAddr) -> JoinSet<()> {
     // Their reviews judge the plies their buffers take, then wait for the readers.
     tokio::time::sleep(Duration::from_secs(3)).await;
     attack
-}
-
-/// A review of a real game's first `plies` + 1 moves, each position searched to `max_nodes`.
-fn review_of(plies: usize, max_nodes: u64) -> ReviewGameRequest {
-    ReviewGameRequest {
-        game: Some(copenhagen(real_game::real_game_moves(plies))),
-        limits: Some(SearchLimits {
-            max_nodes,
-            ..SearchLimits::default()
-        }),
-        level: 0,
-        seed: 0,
-    }
 }
 
 /// A whole review on a connection of its own: the plies judged, whether the summary says

@@ -133,6 +133,28 @@ pub fn copenhagen(moves: &[&str]) -> Game {
     game(pb::Rules::Copenhagen, 0, "", moves)
 }
 
+/// Copenhagen 11×11 from the start, the game's moves owned.
+pub fn copenhagen_moves(moves: Vec<String>) -> Game {
+    Game {
+        variant: None,
+        start: String::new(),
+        moves,
+    }
+}
+
+/// A review of a real game's first `plies` + 1 moves, each position searched to `max_nodes`.
+pub fn real_game_review(plies: usize, max_nodes: u64) -> pb::ReviewGameRequest {
+    pb::ReviewGameRequest {
+        game: Some(copenhagen_moves(crate::real_game::real_game_moves(plies))),
+        limits: Some(pb::SearchLimits {
+            max_nodes,
+            ..pb::SearchLimits::default()
+        }),
+        level: 0,
+        seed: 0,
+    }
+}
+
 /// Position text for a board of `size` with pieces on the given squares.
 pub fn setup(size: u8, attackers: &[&str], defenders: &[&str], king: &str, side: char) -> String {
     let mut board = vec![vec!['.'; size as usize]; size as usize];

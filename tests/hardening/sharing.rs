@@ -10,13 +10,12 @@
 use std::time::{Duration, Instant};
 
 use prost::Message;
-use tafl::service::pb::{
-    self, ReviewGameRequest, SearchLimits, SuggestMoveRequest, review_game_response::Update,
-};
+use tafl::service::pb::{ReviewGameRequest, SuggestMoveRequest, review_game_response::Update};
 use tokio::task::JoinSet;
 
 use crate::common::raw_h2::unread_calls;
 use crate::common::real_game::real_game_moves;
+use crate::common::server::{copenhagen_moves, real_game_review};
 
 /// The attackers' searches: 10 s each, as the probe's.
 const LONG_SEARCH_MS: u32 = 10_000;
@@ -25,7 +24,7 @@ const VICTIM_BOUND: Duration = Duration::from_secs(5);
 
 fn level_5_move(seed: u64) -> tonic::Request<SuggestMoveRequest> {
     let mut request = tonic::Request::new(SuggestMoveRequest {
-        game: Some(copenhagen(real_game_moves(20))),
+        game: Some(copenhagen_moves(real_game_moves(20))),
         limits: None,
         level: 5,
         seed,
@@ -33,14 +32,6 @@ fn level_5_move(seed: u64) -> tonic::Request<SuggestMoveRequest> {
     });
     request.set_timeout(VICTIM_BOUND);
     request
-}
-
-fn copenhagen(moves: Vec<String>) -> pb::Game {
-    pb::Game {
-        variant: None,
-        start: String::new(),
-        moves,
-    }
 }
 
 /// Long searches on `connections` connections of their own, one after another on each, until
@@ -78,19 +69,6 @@ async fn a_short_move_is_not_held_up_by_two_clients_long_searches() {
     assert!(took.iter().all(|&took| took < VICTIM_BOUND), "{took:?}");
 }
 
-/// A review of a real game's first `plies` + 1 moves, each position searched to `max_nodes`.
-fn review_request(plies: usize, max_nodes: u64) -> ReviewGameRequest {
-    ReviewGameRequest {
-        game: Some(copenhagen(real_game_moves(plies))),
-        limits: Some(SearchLimits {
-            max_nodes,
-            ..SearchLimits::default()
-        }),
-        level: 0,
-        seed: 0,
-    }
-}
-
 /// A whole review on a connection of its own within `timeout`: the plies judged and whether
 /// the summary says partial.
 async fn review(
@@ -120,7 +98,7 @@ async fn review(
 async fn connections_that_never_read_do_not_hold_the_review_places() {
     // One core: two review places, at most one for each connection.
     let server = crate::tafl(&["--search-threads", "1"]);
-    let attack = review_request(200, 2_000).encode_to_vec();
+    let attack = real_game_review(200, 2_000).encode_to_vec();
     let mut attackers = Vec::new();
     for _ in 0..2 {
         let (statuses, connection) = unread_calls(
@@ -139,7 +117,7 @@ async fn connections_that_never_read_do_not_hold_the_review_places() {
     let started = Instant::now();
     let (plies, partial) = review(
         server.addr,
-        review_request(39, 2_000),
+        real_game_review(39, 2_000),
         Duration::from_secs(60),
     )
     .await;
@@ -161,7 +139,7 @@ async fn one_connection_cannot_hold_every_review_place() {
     for _ in 0..3 {
         let mut client = greedy_client.clone();
         greedy.spawn(async move {
-            let mut request = tonic::Request::new(review_request(200, 50_000));
+            let mut request = tonic::Request::new(real_game_review(200, 50_000));
             request.set_timeout(Duration::from_secs(120));
             // Read to the end: a review whose stream is dropped stops.
             if let Ok(stream) = client.review_game(request).await {
@@ -173,7 +151,7 @@ async fn one_connection_cannot_hold_every_review_place() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (plies, partial) = review(
         server.addr,
-        review_request(19, 2_000),
+        real_game_review(19, 2_000),
         Duration::from_secs(60),
     )
     .await;
@@ -188,7 +166,7 @@ async fn a_review_progresses_beside_a_flood_of_long_searches() {
     let started = Instant::now();
     let (plies, partial) = review(
         server.addr,
-        review_request(29, 5_000),
+        real_game_review(29, 5_000),
         Duration::from_secs(60),
     )
     .await;

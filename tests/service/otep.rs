@@ -146,37 +146,33 @@ fn a_scripted_game_with_captures_on_both_sides() {
 /// whatever they play, the king's next move wins.
 const CORNER_NEXT: &str = "rules dim:9 name:Test tfr:w sw:s efe:y start:/9/K8/9/9/3t5/9/9/9/9/";
 
+/// A session that has played the attackers' first move of [`CORNER_NEXT`].
+fn attackers_who_moved_beside_the_corner() -> Engine {
+    let mut engine = Engine::greeted();
+    engine.send(&[
+        "hello",
+        CORNER_NEXT,
+        "side attackers",
+        "start",
+        "play attackers",
+        "clock 60000 60000 0 0 0",
+    ]);
+    assert_eq!(engine.reply(), "status tafl plays copenhagen 9x9");
+    assert!(engine.reply().starts_with("move "));
+    engine
+}
+
 #[test]
 fn a_game_opentafl_ended_with_a_move_it_did_not_send_is_not_disputed() {
     // OpenTafl's own player wins with its move and OpenTafl says `finish`
     // without sending that move: one of the defenders' moves wins, so the
     // engine agrees in silence (it used to say the game stood "ongoing").
-    let mut engine = Engine::greeted();
-    engine.send(&[
-        "hello",
-        CORNER_NEXT,
-        "side attackers",
-        "start",
-        "play attackers",
-        "clock 60000 60000 0 0 0",
-    ]);
-    assert_eq!(engine.reply(), "status tafl plays copenhagen 9x9");
-    assert!(engine.reply().starts_with("move "));
+    let mut engine = attackers_who_moved_beside_the_corner();
     engine.send(&["finish 3", "goodbye"]);
     assert_eq!(engine.close(), Vec::<String>::new());
 
     // No defenders' move could give the attackers the game: that is said.
-    let mut engine = Engine::greeted();
-    engine.send(&[
-        "hello",
-        CORNER_NEXT,
-        "side attackers",
-        "start",
-        "play attackers",
-        "clock 60000 60000 0 0 0",
-    ]);
-    assert_eq!(engine.reply(), "status tafl plays copenhagen 9x9");
-    assert!(engine.reply().starts_with("move "));
+    let mut engine = attackers_who_moved_beside_the_corner();
     engine.send(&["finish 2"]);
     assert_eq!(
         engine.reply(),
