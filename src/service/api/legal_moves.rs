@@ -2,6 +2,7 @@
 //! with its captures and the status it leads to.
 
 use super::convert;
+use super::legal_moves_reply::LegalMovesReply;
 use super::replay::record_game;
 use super::state::State;
 use crate::service::error::ServiceError;
@@ -11,16 +12,12 @@ use crate::service::pb;
 pub(super) fn handle(
     state: &State,
     request: pb::LegalMovesRequest,
-) -> Result<pb::LegalMovesResponse, ServiceError> {
+) -> Result<LegalMovesReply, ServiceError> {
     let game = convert::game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
     let span = record_game(&game);
     let square = convert::square_from_proto(&request.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).
-    let moves = convert::legal_moves_to_proto(&game, square);
-    span.record("moves", moves.len() as i64);
-    Ok(pb::LegalMovesResponse {
-        position: Some(convert::position_to_proto(&game)),
-        status: Some(convert::status_to_proto(game.status())),
-        moves,
-    })
+    let reply = LegalMovesReply::new(&game, square);
+    span.record("moves", reply.move_count() as i64);
+    Ok(reply)
 }

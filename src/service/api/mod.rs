@@ -13,6 +13,7 @@ mod convert;
 mod evaluate;
 mod find_puzzles;
 mod legal_moves;
+mod legal_moves_reply;
 mod replay;
 mod review_game;
 mod run_search;
@@ -33,6 +34,7 @@ use self::update_stream::UpdateStream;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
+pub use self::legal_moves_reply::LegalMovesReply;
 pub use self::state::State;
 
 /// The `tafl.v1.TaflService` implementation.
@@ -88,7 +90,7 @@ impl pb::tafl_service_server::TaflService for TaflApi {
     async fn legal_moves(
         &self,
         request: Request<pb::LegalMovesRequest>,
-    ) -> Result<Response<pb::LegalMovesResponse>, Status> {
+    ) -> Result<Response<LegalMovesReply>, Status> {
         self.judge(request, legal_moves::handle).await
     }
 
