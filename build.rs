@@ -31,9 +31,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Our codec answers undecodable requests with INVALID_ARGUMENT, not INTERNAL.
         .codec_path("crate::service::transport::codec::TaflCodec")
         .compile_fds(compiler.file_descriptor_set())?;
-    // The server, on those messages, except that LegalMoves answers with a reply
-    // encoded straight from the rules' types: its hundreds of move texts are
-    // written into the response once, not built as strings, encoded, then freed.
+    // The server, on those messages, except that LegalMoves and ApplyMove answer
+    // with replies encoded straight from the rules' types: their hundreds of
+    // move texts are written into the response once, not built as strings,
+    // encoded, then freed.
     let server_dir = out_dir.join("server");
     fs::create_dir_all(&server_dir)?;
     tonic_prost_build::configure()
@@ -44,6 +45,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .extern_path(
             ".tafl.v1.LegalMovesResponse",
             "crate::service::api::LegalMovesReply",
+        )
+        .extern_path(
+            ".tafl.v1.ApplyMoveResponse",
+            "crate::service::api::ApplyMoveReply",
         )
         .out_dir(server_dir)
         .compile_fds(compiler.file_descriptor_set())?;

@@ -4,6 +4,7 @@ use super::caps::check_game_length;
 use super::convert;
 use super::replay::record_game;
 use super::state::State;
+use super::with_legal_moves::ApplyMoveReply;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
@@ -11,7 +12,7 @@ use crate::service::pb;
 pub(super) fn handle(
     state: &State,
     request: pb::ApplyMoveRequest,
-) -> Result<pb::ApplyMoveResponse, ServiceError> {
+) -> Result<ApplyMoveReply, ServiceError> {
     let max_plies = state.config.caps.max_game_plies;
     let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
     let span = record_game(&game);
@@ -29,17 +30,14 @@ pub(super) fn handle(
         "result",
         tracing::field::display(convert::describe_status(status)),
     );
-    let legal_moves = if request.include_legal_moves {
-        convert::legal_moves_to_proto(&game, None)
-    } else {
-        Vec::new()
-    };
-    Ok(pb::ApplyMoveResponse {
+    let response = pb::ApplyMoveResponse {
         position: Some(convert::position_to_proto(&game)),
         status: Some(convert::status_to_proto(status)),
         played: Some(convert::played_to_proto(&played)),
         captured: convert::squares_to_proto(played.captures),
         repetitions: played.repetitions,
-        legal_moves,
-    })
+        legal_moves: Vec::new(),
+    };
+    let listed = request.include_legal_moves.then_some(&game);
+    Ok(ApplyMoveReply::apply_move(response, listed))
 }

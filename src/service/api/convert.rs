@@ -412,15 +412,6 @@ pub fn played_to_proto(played: &PlayedMove) -> pb::Move {
     move_to_proto(played.played, played.captures, played.status)
 }
 
-/// The legal moves of the game's position (of the piece on `square` if
-/// given), each previewed, sorted by from square then to square; none once
-/// the game is over.
-pub fn legal_moves_to_proto(game: &Game, square: Option<Square>) -> Vec<pb::Move> {
-    game.previewed_moves(square)
-        .map(|played| played_to_proto(&played))
-        .collect()
-}
-
 /// A principal variation as move texts with captures, played out from
 /// `position`. Stops early at a move the rules refuse (a search bug: logged).
 pub fn pv_to_proto(position: &Position, pv: &[Move]) -> Vec<String> {

@@ -2,9 +2,9 @@
 //! with its captures and the status it leads to.
 
 use super::convert;
-use super::legal_moves_reply::LegalMovesReply;
 use super::replay::record_game;
 use super::state::State;
+use super::with_legal_moves::LegalMovesReply;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
@@ -17,7 +17,7 @@ pub(super) fn handle(
     let span = record_game(&game);
     let square = convert::square_from_proto(&request.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).
-    let reply = LegalMovesReply::new(&game, square);
+    let reply = LegalMovesReply::legal_moves(&game, square);
     span.record("moves", reply.move_count() as i64);
     Ok(reply)
 }

@@ -13,7 +13,6 @@ mod convert;
 mod evaluate;
 mod find_puzzles;
 mod legal_moves;
-mod legal_moves_reply;
 mod replay;
 mod review_game;
 mod run_search;
@@ -22,6 +21,7 @@ mod suggest_move;
 mod threats;
 mod update_stream;
 mod validate_game;
+mod with_legal_moves;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -34,8 +34,8 @@ use self::update_stream::UpdateStream;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
-pub use self::legal_moves_reply::LegalMovesReply;
 pub use self::state::State;
+pub use self::with_legal_moves::{ApplyMoveReply, LegalMovesReply};
 
 /// The `tafl.v1.TaflService` implementation.
 #[derive(Clone, Debug)]
@@ -97,7 +97,7 @@ impl pb::tafl_service_server::TaflService for TaflApi {
     async fn apply_move(
         &self,
         request: Request<pb::ApplyMoveRequest>,
-    ) -> Result<Response<pb::ApplyMoveResponse>, Status> {
+    ) -> Result<Response<ApplyMoveReply>, Status> {
         self.judge(request, apply_move::handle).await
     }
 
