@@ -31,10 +31,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Our codec answers undecodable requests with INVALID_ARGUMENT, not INTERNAL.
         .codec_path("crate::service::transport::codec::TaflCodec")
         .compile_fds(compiler.file_descriptor_set())?;
-    // The server, on those messages, except that LegalMoves and ApplyMove answer
-    // with replies encoded straight from the rules' types: their hundreds of
-    // move texts are written into the response once, not built as strings,
-    // encoded, then freed.
+    // The server, on those messages, except that LegalMoves and ApplyMove, the
+    // calls of every turn, read their games' moves into one buffer each and
+    // answer with replies encoded straight from the rules' types: no string
+    // a move, allocated, copied and freed.
     let server_dir = out_dir.join("server");
     fs::create_dir_all(&server_dir)?;
     tonic_prost_build::configure()
@@ -42,6 +42,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_client(false)
         .codec_path("crate::service::transport::codec::TaflCodec")
         .extern_path(".tafl.v1", "crate::service::pb")
+        .extern_path(
+            ".tafl.v1.LegalMovesRequest",
+            "crate::service::api::LegalMovesQuery",
+        )
+        .extern_path(
+            ".tafl.v1.ApplyMoveRequest",
+            "crate::service::api::ApplyMoveQuery",
+        )
         .extern_path(
             ".tafl.v1.LegalMovesResponse",
             "crate::service::api::LegalMovesReply",

@@ -4,6 +4,7 @@ use super::caps::check_game_length;
 use super::convert;
 use super::replay::record_game;
 use super::state::State;
+use super::with_game::ApplyMoveQuery;
 use super::with_legal_moves::ApplyMoveReply;
 use crate::service::error::ServiceError;
 use crate::service::pb;
@@ -11,7 +12,7 @@ use crate::service::pb;
 #[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, board_size, ply, result))]
 pub(super) fn handle(
     state: &State,
-    request: pb::ApplyMoveRequest,
+    request: ApplyMoveQuery,
 ) -> Result<ApplyMoveReply, ServiceError> {
     let max_plies = state.config.caps.max_game_plies;
     let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
@@ -22,9 +23,9 @@ pub(super) fn handle(
     if status.is_over() {
         return Err(convert::game_over("next_move", status).at_ply(moves_given));
     }
-    check_game_length(moves_given, Some(&request.next_move), max_plies)?;
+    check_game_length(moves_given, Some(&request.rest.next_move), max_plies)?;
     let source = convert::MoveSource::NextMove(moves_given);
-    let played = convert::play(&mut game, &request.next_move, source)?;
+    let played = convert::play(&mut game, &request.rest.next_move, source)?;
     let status = game.status();
     span.record(
         "result",
@@ -38,6 +39,6 @@ pub(super) fn handle(
         repetitions: played.repetitions,
         legal_moves: Vec::new(),
     };
-    let listed = request.include_legal_moves.then_some(&game);
+    let listed = request.rest.include_legal_moves.then_some(&game);
     Ok(ApplyMoveReply::apply_move(response, listed))
 }
