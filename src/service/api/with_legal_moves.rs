@@ -114,7 +114,6 @@ impl<M> WithLegalMoves<M> {
 /// in prost's order. `ongoing` is the encoded status of a game that goes on;
 /// `text` a buffer for the move's text.
 fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, out: &mut Vec<u8>) {
-    let (from, to) = (name(played.played.from), name(played.played.to));
     text.clear();
     MoveText {
         from: played.played.from,
@@ -123,13 +122,18 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
     }
     .write_text(text)
     .expect("a String takes any text");
+    let (from, to) = (name(played.played.from), name(played.played.to));
     let status_after =
         (played.status != Status::Ongoing).then(|| convert::status_to_proto(played.status));
-    let captures_len: usize = played
-        .captures
-        .iter()
-        .map(|square| str_len(CAPTURES, name(square).len()))
-        .sum();
+    let captures_len: usize = if played.captures.is_empty() {
+        0
+    } else {
+        played
+            .captures
+            .iter()
+            .map(|square| str_len(CAPTURES, name(square).len()))
+            .sum()
+    };
     let status_len = status_after.map_or(ongoing.len(), |status| {
         message::encoded_len(STATUS_AFTER, &status)
     });
@@ -143,8 +147,10 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
     put_str(FROM_SQUARE, from.as_bytes(), out);
     put_str(TO_SQUARE, to.as_bytes(), out);
     put_str(TEXT, text.as_bytes(), out);
-    for square in played.captures.iter() {
-        put_str(CAPTURES, name(square).as_bytes(), out);
+    if !played.captures.is_empty() {
+        for square in played.captures.iter() {
+            put_str(CAPTURES, name(square).as_bytes(), out);
+        }
     }
     match status_after {
         None => out.extend_from_slice(ongoing),
