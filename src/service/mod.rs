@@ -49,6 +49,8 @@ use transport::{connection, deadline, health, request_bytes, response_bytes, tls
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 pub mod pb {
     tonic::include_proto!("tafl.v1");
+    // The server's trait and router (build.rs: its LegalMoves reply is ours).
+    include!(concat!(env!("OUT_DIR"), "/server/tafl.v1.rs"));
 
     /// The encoded descriptors of `tafl.v1`, for reflection.
     pub const FILE_DESCRIPTOR_SET: &[u8] =

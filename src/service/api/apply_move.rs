@@ -4,14 +4,16 @@ use super::caps::check_game_length;
 use super::convert;
 use super::replay::record_game;
 use super::state::State;
+use super::with_game::ApplyMoveQuery;
+use super::with_legal_moves::ApplyMoveReply;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
 #[tracing::instrument(name = "ApplyMove", skip_all, fields(variant, board_size, ply, result))]
 pub(super) fn handle(
     state: &State,
-    request: pb::ApplyMoveRequest,
-) -> Result<pb::ApplyMoveResponse, ServiceError> {
+    request: ApplyMoveQuery,
+) -> Result<ApplyMoveReply, ServiceError> {
     let max_plies = state.config.caps.max_game_plies;
     let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
     let span = record_game(&game);
@@ -21,25 +23,22 @@ pub(super) fn handle(
     if status.is_over() {
         return Err(convert::game_over("next_move", status).at_ply(moves_given));
     }
-    check_game_length(moves_given, Some(&request.next_move), max_plies)?;
+    check_game_length(moves_given, Some(&request.rest.next_move), max_plies)?;
     let source = convert::MoveSource::NextMove(moves_given);
-    let played = convert::play(&mut game, &request.next_move, source)?;
+    let played = convert::play(&mut game, &request.rest.next_move, source)?;
     let status = game.status();
     span.record(
         "result",
         tracing::field::display(convert::describe_status(status)),
     );
-    let legal_moves = if request.include_legal_moves {
-        convert::legal_moves_to_proto(&game, None)
-    } else {
-        Vec::new()
-    };
-    Ok(pb::ApplyMoveResponse {
+    let response = pb::ApplyMoveResponse {
         position: Some(convert::position_to_proto(&game)),
         status: Some(convert::status_to_proto(status)),
         played: Some(convert::played_to_proto(&played)),
         captured: convert::squares_to_proto(played.captures),
         repetitions: played.repetitions,
-        legal_moves,
-    })
+        legal_moves: Vec::new(),
+    };
+    let listed = request.rest.include_legal_moves.then_some(&game);
+    Ok(ApplyMoveReply::apply_move(response, listed))
 }

@@ -59,35 +59,65 @@ pub fn board_size_from_proto(size: u32) -> Result<Option<BoardSize>, ServiceErro
     })
 }
 
+/// A request's game as it came: `pb::Game`, or a game whose moves were
+/// decoded into one buffer (`with_game`).
+pub trait GameSent {
+    fn variant(&self) -> Option<&pb::Variant>;
+    /// The start's position text; empty for the variant's standard start.
+    fn start(&self) -> &str;
+    fn move_count(&self) -> usize;
+    /// The text of move `index`, below [`GameSent::move_count`].
+    fn move_text(&self, index: usize) -> &str;
+}
+
+impl GameSent for pb::Game {
+    fn variant(&self) -> Option<&pb::Variant> {
+        self.variant.as_ref()
+    }
+
+    fn start(&self) -> &str {
+        &self.start
+    }
+
+    fn move_count(&self) -> usize {
+        self.moves.len()
+    }
+
+    fn move_text(&self, index: usize) -> &str {
+        &self.moves[index]
+    }
+}
+
 /// The game's start: the variant's standard start, or the caller's position.
 ///
 /// # Errors
 /// An unknown ruleset, a bad board size, an unreadable or impossible start,
 /// or a start whose size differs from `variant.board_size`.
-pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
+pub fn start_from_proto(game: &impl GameSent) -> Result<Game, ServiceError> {
     let default_variant = pb::Variant::default();
-    let variant = game.variant.as_ref().unwrap_or(&default_variant);
+    let variant = game.variant().unwrap_or(&default_variant);
     let rules = rules_from_proto(variant.rules)?;
     let size = board_size_from_proto(variant.board_size)?;
-    if game.start.is_empty() {
+    let start = game.start();
+    if start.is_empty() {
         let size = size.unwrap_or(rules.default_size());
         return Ok(Game::new(Variant::new(rules, size)));
     }
-    if game.start.len() > MAX_POSITION_TEXT_BYTES {
+    if start.len() > MAX_POSITION_TEXT_BYTES {
         return Err(ServiceError::invalid(
             "game.start",
             Reason::MalformedPosition,
             format!(
                 "the start is {} bytes long; a position text is at most {MAX_POSITION_TEXT_BYTES}",
-                game.start.len()
+                start.len()
             ),
         ));
     }
-    let text: PositionText = game.start.parse().map_err(|error| {
+    let text: PositionText = start.parse().map_err(|error| {
         ServiceError::invalid(
             "game.start",
             Reason::MalformedPosition,
-            format!("{} is not a position: {error}", quote(&game.start)),
+            format!("{} is not a position: {error}", quote(start)),
         )
     })?;
     if let Some(size) = size
@@ -98,7 +128,7 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
             Reason::BadVariant,
             format!(
                 "{} is a {n}×{n} position but game.variant.board_size is {m}",
-                quote(&game.start),
+                quote(start),
                 n = text.size().get(),
                 m = size.get()
             ),
@@ -109,7 +139,7 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
             ServiceError::invalid(
                 "game.start",
                 Reason::ImpossibleStart,
-                format!("{} is not a possible start: {error}", quote(&game.start)),
+                format!("{} is not a possible start: {error}", quote(start)),
             )
         })?;
     Ok(Game::from_position(position))
@@ -120,17 +150,14 @@ pub fn start_from_proto(game: &pb::Game) -> Result<Game, ServiceError> {
 /// # Errors
 /// INVALID_ARGUMENT for a bad variant or start, or more moves than `max_plies`.
 pub fn unplayed_game_from_proto(
-    game: Option<&pb::Game>,
+    game: Option<&impl GameSent>,
     max_plies: usize,
-) -> Result<(Game, &[String]), ServiceError> {
-    static EMPTY: pb::Game = pb::Game {
-        variant: None,
-        start: String::new(),
-        moves: Vec::new(),
+) -> Result<Game, ServiceError> {
+    let Some(game) = game else {
+        return start_from_proto(&pb::Game::default());
     };
-    let game = game.unwrap_or(&EMPTY);
-    check_game_length(game.moves.len(), None, max_plies)?;
-    Ok((start_from_proto(game)?, &game.moves))
+    check_game_length(game.move_count(), None, max_plies)?;
+    start_from_proto(game)
 }
 
 /// Replays a request's game: its start, then every move, as the rules judge
@@ -140,21 +167,32 @@ pub fn unplayed_game_from_proto(
 /// INVALID_ARGUMENT for a bad variant or start, more moves than
 /// `max_plies`, or an unreadable or illegal move (`game.moves[i]`);
 /// FAILED_PRECONDITION for the first move after the game ended, readable or not.
-pub fn game_from_proto(game: Option<&pb::Game>, max_plies: usize) -> Result<Game, ServiceError> {
-    let (mut replay, moves) = unplayed_game_from_proto(game, max_plies)?;
+pub fn game_from_proto(
+    game: Option<&impl GameSent>,
+    max_plies: usize,
+) -> Result<Game, ServiceError> {
+    let mut replay = unplayed_game_from_proto(game, max_plies)?;
+    let Some(game) = game else {
+        return Ok(replay);
+    };
+    let moves = game.move_count();
     // At full speed up to the first move the rules refuse or that is too
     // long to read; that one is played again by `play`, for the error a
     // caller reads. A replay starts at ply 0, so the ply is the index of the
     // next move.
     loop {
-        let short = moves[replay.ply()..]
-            .iter()
-            .map_while(|text| (text.len() <= MAX_MOVE_TEXT_BYTES).then_some(text.as_str()));
-        if replay.play_all(short).is_ok() && replay.ply() == moves.len() {
+        let short = (replay.ply()..moves)
+            .map(|index| game.move_text(index))
+            .map_while(|text| (text.len() <= MAX_MOVE_TEXT_BYTES).then_some(text));
+        if replay.play_all(short).is_ok() && replay.ply() == moves {
             return Ok(replay);
         }
         let index = replay.ply();
-        play(&mut replay, &moves[index], MoveSource::GameMoves(index))?;
+        play(
+            &mut replay,
+            game.move_text(index),
+            MoveSource::GameMoves(index),
+        )?;
     }
 }
 
@@ -412,15 +450,6 @@ pub fn played_to_proto(played: &PlayedMove) -> pb::Move {
     move_to_proto(played.played, played.captures, played.status)
 }
 
-/// The legal moves of the game's position (of the piece on `square` if
-/// given), each previewed, sorted by from square then to square; none once
-/// the game is over.
-pub fn legal_moves_to_proto(game: &Game, square: Option<Square>) -> Vec<pb::Move> {
-    game.previewed_moves(square)
-        .map(|played| played_to_proto(&played))
-        .collect()
-}
-
 /// A principal variation as move texts with captures, played out from
 /// `position`. Stops early at a move the rules refuse (a search bug: logged).
 pub fn pv_to_proto(position: &Position, pv: &[Move]) -> Vec<String> {
@@ -477,7 +506,7 @@ mod tests {
 
     #[test]
     fn empty_game_is_the_copenhagen_start() {
-        let game = game_from_proto(None, 10).unwrap();
+        let game = game_from_proto(None::<&pb::Game>, 10).unwrap();
         assert_eq!(
             game.position().variant(),
             Variant::standard(Rules::Copenhagen)

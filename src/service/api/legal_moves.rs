@@ -4,23 +4,20 @@
 use super::convert;
 use super::replay::record_game;
 use super::state::State;
+use super::with_game::LegalMovesQuery;
+use super::with_legal_moves::LegalMovesReply;
 use crate::service::error::ServiceError;
-use crate::service::pb;
 
 #[tracing::instrument(name = "LegalMoves", skip_all, fields(variant, board_size, ply, moves))]
 pub(super) fn handle(
     state: &State,
-    request: pb::LegalMovesRequest,
-) -> Result<pb::LegalMovesResponse, ServiceError> {
+    request: LegalMovesQuery,
+) -> Result<LegalMovesReply, ServiceError> {
     let game = convert::game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
     let span = record_game(&game);
-    let square = convert::square_from_proto(&request.square, game.position().variant().size)?;
+    let square = convert::square_from_proto(&request.rest.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).
-    let moves = convert::legal_moves_to_proto(&game, square);
-    span.record("moves", moves.len() as i64);
-    Ok(pb::LegalMovesResponse {
-        position: Some(convert::position_to_proto(&game)),
-        status: Some(convert::status_to_proto(game.status())),
-        moves,
-    })
+    let reply = LegalMovesReply::legal_moves(&game, square);
+    span.record("moves", reply.move_count() as i64);
+    Ok(reply)
 }

@@ -21,6 +21,8 @@ mod suggest_move;
 mod threats;
 mod update_stream;
 mod validate_game;
+mod with_game;
+mod with_legal_moves;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -28,12 +30,14 @@ use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
 use self::call::Call;
-use self::replay::{CarriesGame, moves_in, off_the_runtime};
+use self::replay::{CarriesGame, off_the_runtime};
 use self::update_stream::UpdateStream;
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
 pub use self::state::State;
+pub use self::with_game::{ApplyMoveQuery, LegalMovesQuery};
+pub use self::with_legal_moves::{ApplyMoveReply, LegalMovesReply};
 
 /// The `tafl.v1.TaflService` implementation.
 #[derive(Clone, Debug)]
@@ -76,7 +80,7 @@ impl TaflApi {
         R: Send + 'static,
     {
         self.respond(request, |state, call| async move {
-            let plies = moves_in(call.message.game());
+            let plies = call.message.plies();
             off_the_runtime(&state, plies, move |state| handler(state, call.message)).await
         })
         .await
@@ -87,15 +91,15 @@ impl TaflApi {
 impl pb::tafl_service_server::TaflService for TaflApi {
     async fn legal_moves(
         &self,
-        request: Request<pb::LegalMovesRequest>,
-    ) -> Result<Response<pb::LegalMovesResponse>, Status> {
+        request: Request<LegalMovesQuery>,
+    ) -> Result<Response<LegalMovesReply>, Status> {
         self.judge(request, legal_moves::handle).await
     }
 
     async fn apply_move(
         &self,
-        request: Request<pb::ApplyMoveRequest>,
-    ) -> Result<Response<pb::ApplyMoveResponse>, Status> {
+        request: Request<ApplyMoveQuery>,
+    ) -> Result<Response<ApplyMoveReply>, Status> {
         self.judge(request, apply_move::handle).await
     }
 

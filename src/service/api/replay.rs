@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use crate::rules::Game;
 
-use super::convert;
+use super::convert::{self, GameSent};
 use super::state::State;
+use super::with_game::{GameFirst, WithGame};
 use crate::service::error::ServiceError;
 use crate::service::pb;
 
@@ -17,25 +18,19 @@ pub const INLINE_REPLAY_PLIES: usize = 128;
 
 /// A request judged by the rules alone, whose game decides where it is judged.
 pub trait CarriesGame {
-    /// The game it carries.
-    fn game(&self) -> Option<&pb::Game>;
+    /// The moves of the game it carries.
+    fn plies(&self) -> usize;
 }
 
-impl CarriesGame for pb::LegalMovesRequest {
-    fn game(&self) -> Option<&pb::Game> {
-        self.game.as_ref()
-    }
-}
-
-impl CarriesGame for pb::ApplyMoveRequest {
-    fn game(&self) -> Option<&pb::Game> {
-        self.game.as_ref()
+impl<M: GameFirst> CarriesGame for WithGame<M> {
+    fn plies(&self) -> usize {
+        self.game.as_ref().map_or(0, GameSent::move_count)
     }
 }
 
 impl CarriesGame for pb::ValidateGameRequest {
-    fn game(&self) -> Option<&pb::Game> {
-        self.game.as_ref()
+    fn plies(&self) -> usize {
+        moves_in(self.game.as_ref())
     }
 }
 

@@ -31,7 +31,8 @@ pub struct JudgedPlies {
 /// # Errors
 /// INVALID_ARGUMENT for the variant, the start or a game over the length cap.
 pub fn judge_plies(game: Option<&pb::Game>, max_plies: usize) -> Result<JudgedPlies, ServiceError> {
-    let (mut game, moves) = convert::unplayed_game_from_proto(game, max_plies)?;
+    let moves = game.map_or(&[][..], |game| &game.moves);
+    let mut game = convert::unplayed_game_from_proto(game, max_plies)?;
     let start = game.clone();
     let mut plies = Vec::with_capacity(moves.len());
     let mut refused = None;

@@ -1,0 +1,322 @@
+//! Replies that list legal moves (LegalMoves', ApplyMove's), encoded
+//! straight from the rules' types.
+//!
+//! A reply on a real game lists some 170 moves, each with two square names,
+//! its text, its captures and its status after. Built as `pb::Move`s that is
+//! about 500 strings, each allocated, copied into the response and freed:
+//! most of the call's cost. [`WithLegalMoves`] writes the same bytes as
+//! prost's encoding of the whole message (a test compares them on real
+//! games): the rest of the message as prost encodes it, then each move,
+//! encoded into one buffer as it is previewed. build.rs gives the generated
+//! server these replies; clients decode the `pb::` messages as before.
+
+use arrayvec::ArrayString;
+use prost::bytes::{Buf, BufMut};
+use prost::encoding::{
+    DecodeContext, WireType, encode_varint, encoded_len_varint, key_len, message, skip_field,
+};
+use prost::{DecodeError, Message};
+
+use super::convert;
+use crate::rules::{Game, MoveText, PlayedMove, Square, Status};
+use crate::service::pb;
+
+/// `Move`'s field numbers (proto/tafl/v1/tafl.proto).
+const FROM_SQUARE: u32 = 1;
+const TO_SQUARE: u32 = 2;
+const TEXT: u32 = 3;
+const CAPTURES: u32 = 4;
+const STATUS_AFTER: u32 = 5;
+
+/// The field of the legal moves in `LegalMovesResponse` (`moves`) and in
+/// `ApplyMoveResponse` (`legal_moves`): each message's last.
+const LEGAL_MOVES_RESPONSE_MOVES: u32 = 3;
+const APPLY_MOVE_RESPONSE_LEGAL_MOVES: u32 = 6;
+
+/// LegalMoves' reply.
+pub type LegalMovesReply = WithLegalMoves<pb::LegalMovesResponse>;
+/// ApplyMove's reply.
+pub type ApplyMoveReply = WithLegalMoves<pb::ApplyMoveResponse>;
+
+/// A message and, as its last field (the highest numbered, so that prost
+/// would write it last too), the legal moves of a game, each previewed.
+#[derive(Debug)]
+pub struct WithLegalMoves<M> {
+    message: M,
+    /// Every move with its field's key and its length, as encoded.
+    moves: Vec<u8>,
+    move_count: usize,
+}
+
+impl LegalMovesReply {
+    /// The game's position, its status and its legal moves (of the piece on
+    /// `square` if given).
+    pub fn legal_moves(game: &Game, square: Option<Square>) -> LegalMovesReply {
+        let message = pb::LegalMovesResponse {
+            position: Some(convert::position_to_proto(game)),
+            status: Some(convert::status_to_proto(game.status())),
+            moves: Vec::new(),
+        };
+        WithLegalMoves::new(message, LEGAL_MOVES_RESPONSE_MOVES, game, square)
+    }
+}
+
+impl ApplyMoveReply {
+    /// `response` (without legal moves) and, if `game` is given, its legal
+    /// moves: ApplyMove's `legal_moves`.
+    pub fn apply_move(response: pb::ApplyMoveResponse, game: Option<&Game>) -> ApplyMoveReply {
+        match game {
+            Some(game) => {
+                WithLegalMoves::new(response, APPLY_MOVE_RESPONSE_LEGAL_MOVES, game, None)
+            }
+            None => WithLegalMoves {
+                message: response,
+                moves: Vec::new(),
+                move_count: 0,
+            },
+        }
+    }
+}
+
+impl<M> WithLegalMoves<M> {
+    /// `message`, then field `tag`: the legal moves of `game` (of the piece on
+    /// `square` if given), each previewed, sorted as the rules list them.
+    fn new(message: M, tag: u32, game: &Game, square: Option<Square>) -> WithLegalMoves<M> {
+        let previewed = game.previewed_moves(square);
+        let move_count = previewed.len();
+        // About 24 bytes a move: most capture nothing.
+        let mut moves = Vec::with_capacity(32 * move_count);
+        // Most moves leave the game going on: that status is encoded once.
+        let mut ongoing = Vec::new();
+        message::encode(
+            STATUS_AFTER,
+            &convert::status_to_proto(Status::Ongoing),
+            &mut ongoing,
+        );
+        let mut text = String::new();
+        for played in previewed {
+            put_move(tag, &played, &ongoing, &mut text, &mut moves);
+        }
+        WithLegalMoves {
+            message,
+            moves,
+            move_count,
+        }
+    }
+
+    /// How many moves it lists.
+    pub fn move_count(&self) -> usize {
+        self.move_count
+    }
+}
+
+/// One entry of field `tag`: its key, its length, and the `Move`'s fields
+/// in prost's order. `ongoing` is the encoded status of a game that goes on;
+/// `text` a buffer for the move's text.
+fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, out: &mut Vec<u8>) {
+    text.clear();
+    MoveText {
+        from: played.played.from,
+        to: played.played.to,
+        captures: Some(played.captures),
+    }
+    .write_text(text)
+    .expect("a String takes any text");
+    let (from, to) = (name(played.played.from), name(played.played.to));
+    let status_after =
+        (played.status != Status::Ongoing).then(|| convert::status_to_proto(played.status));
+    let captures_len: usize = if played.captures.is_empty() {
+        0
+    } else {
+        played
+            .captures
+            .iter()
+            .map(|square| str_len(CAPTURES, name(square).len()))
+            .sum()
+    };
+    let status_len = status_after.map_or(ongoing.len(), |status| {
+        message::encoded_len(STATUS_AFTER, &status)
+    });
+    let len = str_len(FROM_SQUARE, from.len())
+        + str_len(TO_SQUARE, to.len())
+        + str_len(TEXT, text.len())
+        + captures_len
+        + status_len;
+    put_key(tag, out);
+    put_varint(len, out);
+    put_str(FROM_SQUARE, from.as_bytes(), out);
+    put_str(TO_SQUARE, to.as_bytes(), out);
+    put_str(TEXT, text.as_bytes(), out);
+    if !played.captures.is_empty() {
+        for square in played.captures.iter() {
+            put_str(CAPTURES, name(square).as_bytes(), out);
+        }
+    }
+    match status_after {
+        None => out.extend_from_slice(ongoing),
+        Some(status) => message::encode(STATUS_AFTER, &status, out),
+    }
+}
+
+/// A square's name ("e10") without allocating.
+#[inline]
+fn name(square: Square) -> ArrayString<3> {
+    let mut name = ArrayString::new();
+    square
+        .write_name(&mut name)
+        .expect("a square's name is at most 3 characters");
+    name
+}
+
+/// The encoded length of a string field `len` bytes long.
+#[inline]
+fn str_len(tag: u32, len: usize) -> usize {
+    key_len(tag) + encoded_len_varint(len as u64) + len
+}
+
+/// A string field: its key, its length, its bytes. Names and move texts are
+/// a few bytes, copied one by one rather than through `memcpy`.
+#[inline]
+fn put_str(tag: u32, text: &[u8], out: &mut Vec<u8>) {
+    put_key(tag, out);
+    put_varint(text.len(), out);
+    for &byte in text {
+        out.push(byte);
+    }
+}
+
+/// The key of a length-delimited field.
+#[inline]
+fn put_key(tag: u32, out: &mut Vec<u8>) {
+    put_varint(
+        ((tag << 3) | WireType::LengthDelimited as u32) as usize,
+        out,
+    );
+}
+
+/// A varint; every key and nearly every length here is below 128, one byte.
+#[inline]
+fn put_varint(value: usize, out: &mut Vec<u8>) {
+    match u8::try_from(value) {
+        Ok(byte) if byte < 0x80 => out.push(byte),
+        _ => encode_varint(value as u64, out),
+    }
+}
+
+impl<M: Message> Message for WithLegalMoves<M> {
+    fn encode_raw(&self, buf: &mut impl BufMut) {
+        self.message.encode_raw(buf);
+        buf.put_slice(&self.moves);
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.message.encoded_len() + self.moves.len()
+    }
+
+    /// The server only writes replies; a client decodes them as the `pb::`
+    /// message. Decoding into this type keeps nothing.
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: WireType,
+        buf: &mut impl Buf,
+        ctx: DecodeContext,
+    ) -> Result<(), DecodeError> {
+        skip_field(wire_type, tag, buf, ctx)
+    }
+
+    fn clear(&mut self) {
+        self.message.clear();
+        self.moves.clear();
+        self.move_count = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::real_games;
+    use crate::rules::{BoardSize, Rules, Variant};
+
+    /// The moves as `pb::Move`s, the way prost would be given them.
+    fn proto_moves(game: &Game, square: Option<Square>) -> Vec<pb::Move> {
+        game.previewed_moves(square)
+            .map(|played| convert::played_to_proto(&played))
+            .collect()
+    }
+
+    fn assert_encodes_as<M: Message>(reply: &WithLegalMoves<M>, expected: &impl Message) {
+        let bytes = reply.encode_to_vec();
+        assert_eq!(bytes.len(), reply.encoded_len());
+        assert_eq!(bytes, expected.encode_to_vec());
+    }
+
+    fn assert_legal_moves_as_prost(game: &Game, square: Option<Square>) {
+        let expected = pb::LegalMovesResponse {
+            position: Some(convert::position_to_proto(game)),
+            status: Some(convert::status_to_proto(game.status())),
+            moves: proto_moves(game, square),
+        };
+        assert_encodes_as(&LegalMovesReply::legal_moves(game, square), &expected);
+    }
+
+    /// ApplyMove's reply for the game's last move, with and without the
+    /// next side's moves.
+    fn assert_apply_move_as_prost(game: &Game, played: &PlayedMove) {
+        let response = pb::ApplyMoveResponse {
+            position: Some(convert::position_to_proto(game)),
+            status: Some(convert::status_to_proto(game.status())),
+            played: Some(convert::played_to_proto(played)),
+            captured: convert::squares_to_proto(played.captures),
+            repetitions: played.repetitions,
+            legal_moves: Vec::new(),
+        };
+        let without = ApplyMoveReply::apply_move(response.clone(), None);
+        assert_encodes_as(&without, &response);
+        let expected = pb::ApplyMoveResponse {
+            legal_moves: proto_moves(game, None),
+            ..response.clone()
+        };
+        assert_encodes_as(&ApplyMoveReply::apply_move(response, Some(game)), &expected);
+    }
+
+    /// Every ply of real games, captures and endings included, and each
+    /// board's start, whole and square by square.
+    #[test]
+    fn encodes_what_prost_encodes() {
+        for record in real_games().iter().step_by(97) {
+            let mut game = Game::new(Variant::standard(Rules::Copenhagen));
+            assert_legal_moves_as_prost(&game, None);
+            for text in &record.moves {
+                let Ok(played) = game.play(text) else { break };
+                assert_legal_moves_as_prost(&game, None);
+                assert_apply_move_as_prost(&game, &played);
+            }
+        }
+        for variant in [
+            Variant::standard(Rules::Copenhagen),
+            Variant::standard(Rules::Fetlar),
+            Variant::standard(Rules::Tablut),
+            Variant::new(Rules::Copenhagen, BoardSize::new(13).unwrap()),
+        ] {
+            let game = Game::new(variant);
+            assert_legal_moves_as_prost(&game, None);
+            let position = game.position();
+            for square in (position.attackers() | position.defenders()).iter() {
+                assert_legal_moves_as_prost(&game, Some(square));
+            }
+        }
+    }
+
+    #[test]
+    fn decoding_keeps_nothing() {
+        let game = Game::new(Variant::standard(Rules::Copenhagen));
+        let mut reply = LegalMovesReply::legal_moves(&game, None);
+        let bytes = reply.encode_to_vec();
+        reply.merge(bytes.as_slice()).unwrap();
+        assert_eq!(reply.encode_to_vec(), bytes);
+        reply.clear();
+        assert_eq!(reply.move_count(), 0);
+        assert!(reply.encode_to_vec().is_empty());
+    }
+}
