@@ -238,6 +238,47 @@ mod tests {
         }
     }
 
+    /// Real requests with bytes overwritten at random: whatever prost makes
+    /// of them (a request, or an error and its words), so does `WithGame`.
+    #[test]
+    fn damaged_requests_decode_as_prost_decodes_them() {
+        let games = real_games();
+        let record = games
+            .iter()
+            .find(|record| record.moves.len() >= 40)
+            .unwrap();
+        let bytes = pb::LegalMovesRequest {
+            game: Some(game_of(record.moves[..40].to_vec())),
+            square: "e5".to_owned(),
+        }
+        .encode_to_vec();
+        let mut state = 1_u64;
+        for _ in 0..20_000 {
+            let mut damaged = bytes.clone();
+            for _ in 0..3 {
+                state = crate::rules::splitmix(state);
+                let at = (state % damaged.len() as u64) as usize;
+                damaged[at] = (state >> 32) as u8;
+            }
+            let ours = LegalMovesQuery::decode(damaged.as_slice());
+            match pb::LegalMovesRequest::decode(damaged.as_slice()) {
+                Ok(prost) => {
+                    let ours = ours.expect("prost decodes it");
+                    assert_eq!(ours.rest.square, prost.square);
+                    let game = prost.game.unwrap_or_default();
+                    let ours_game = ours.game.unwrap_or_default();
+                    assert_eq!(ours_game.variant, game.variant);
+                    assert_eq!(ours_game.start, game.start);
+                    assert_eq!(ours_game.move_count(), game.moves.len());
+                    for (index, text) in game.moves.iter().enumerate() {
+                        assert_eq!(ours_game.move_text(index), text);
+                    }
+                }
+                Err(prost) => assert_eq!(ours.unwrap_err().to_string(), prost.to_string()),
+            }
+        }
+    }
+
     #[test]
     fn a_move_that_is_not_utf8_is_refused_as_prost_refuses_it() {
         let mut bytes = pb::LegalMovesRequest {
