@@ -118,6 +118,29 @@ impl<M: GameFirst> Message for WithGame<M> {
     }
 }
 
+impl GameMessage {
+    /// Takes the next move's text straight from the buffer when it is the
+    /// common case: its length one byte, the whole text in the buffer's
+    /// current chunk, and UTF-8. Anything else is left for prost's string
+    /// decoding, with its errors.
+    fn take_short_move(&mut self, buf: &mut impl Buf) -> bool {
+        let chunk = buf.chunk();
+        let Some((&len, rest)) = chunk.split_first() else {
+            return false;
+        };
+        let Some(text) = rest.get(..usize::from(len)).filter(|_| len < 0x80) else {
+            return false;
+        };
+        let Ok(text) = std::str::from_utf8(text) else {
+            return false;
+        };
+        self.texts.push_str(text);
+        self.ends.push(self.texts.len());
+        buf.advance(1 + usize::from(len));
+        true
+    }
+}
+
 impl Message for GameMessage {
     fn encode_raw(&self, buf: &mut impl BufMut) {
         if let Some(variant) = &self.variant {
@@ -177,6 +200,9 @@ impl Message for GameMessage {
                 // request bounds the moves still to come.
                 if self.texts.is_empty() {
                     self.texts.reserve(buf.remaining());
+                }
+                if wire_type == WireType::LengthDelimited && self.take_short_move(buf) {
+                    return Ok(());
                 }
                 let result = string::merge(wire_type, &mut self.decoding, buf, ctx);
                 if result.is_ok() {
