@@ -66,8 +66,8 @@ pub trait GameSent {
     /// The start's position text; empty for the variant's standard start.
     fn start(&self) -> &str;
     fn move_count(&self) -> usize;
-    /// The text of move `index`, below [`GameSent::move_count`].
-    fn move_text(&self, index: usize) -> &str;
+    /// The moves' texts, in order.
+    fn move_texts(&self) -> impl Iterator<Item = &str>;
 }
 
 impl GameSent for pb::Game {
@@ -83,8 +83,8 @@ impl GameSent for pb::Game {
         self.moves.len()
     }
 
-    fn move_text(&self, index: usize) -> &str {
-        &self.moves[index]
+    fn move_texts(&self) -> impl Iterator<Item = &str> {
+        self.moves.iter().map(String::as_str)
     }
 }
 
@@ -181,18 +181,19 @@ pub fn game_from_proto(
     // caller reads. A replay starts at ply 0, so the ply is the index of the
     // next move.
     loop {
-        let short = (replay.ply()..moves)
-            .map(|index| game.move_text(index))
+        let short = game
+            .move_texts()
+            .skip(replay.ply())
             .map_while(|text| (text.len() <= MAX_MOVE_TEXT_BYTES).then_some(text));
         if replay.play_all(short).is_ok() && replay.ply() == moves {
             return Ok(replay);
         }
         let index = replay.ply();
-        play(
-            &mut replay,
-            game.move_text(index),
-            MoveSource::GameMoves(index),
-        )?;
+        let text = game
+            .move_texts()
+            .nth(index)
+            .expect("a replay stops before the last move");
+        play(&mut replay, text, MoveSource::GameMoves(index))?;
     }
 }
 

@@ -74,9 +74,12 @@ impl GameSent for GameMessage {
         self.ends.len()
     }
 
-    fn move_text(&self, index: usize) -> &str {
-        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
-        &self.texts[start..self.ends[index]]
+    fn move_texts(&self) -> impl Iterator<Item = &str> {
+        self.ends.iter().scan(0, |start, &end| {
+            let text = &self.texts[*start..end];
+            *start = end;
+            Some(text)
+        })
     }
 }
 
@@ -149,18 +152,18 @@ impl Message for GameMessage {
         if !self.start.is_empty() {
             string::encode(START, &self.start, buf);
         }
-        for index in 0..self.move_count() {
+        for text in self.move_texts() {
             prost::encoding::encode_key(MOVES, WireType::LengthDelimited, buf);
-            let text = self.move_text(index);
             prost::encoding::encode_varint(text.len() as u64, buf);
             buf.put_slice(text.as_bytes());
         }
     }
 
     fn encoded_len(&self) -> usize {
-        let moves: usize = (0..self.move_count())
-            .map(|index| {
-                let len = self.move_text(index).len();
+        let moves: usize = self
+            .move_texts()
+            .map(|text| {
+                let len = text.len();
                 prost::encoding::key_len(MOVES)
                     + prost::encoding::encoded_len_varint(len as u64)
                     + len
@@ -255,9 +258,7 @@ mod tests {
             let sent = request.game.as_ref().unwrap();
             assert_eq!(game.variant, sent.variant);
             assert_eq!(game.move_count(), sent.moves.len());
-            for (index, text) in sent.moves.iter().enumerate() {
-                assert_eq!(game.move_text(index), text);
-            }
+            assert!(game.move_texts().eq(sent.moves.iter().map(String::as_str)));
             assert_eq!(decoded.rest.next_move, "a4-a3");
             assert!(decoded.rest.include_legal_moves);
             assert_eq!(decoded.encode_to_vec(), bytes);
@@ -296,9 +297,11 @@ mod tests {
                     assert_eq!(ours_game.variant, game.variant);
                     assert_eq!(ours_game.start, game.start);
                     assert_eq!(ours_game.move_count(), game.moves.len());
-                    for (index, text) in game.moves.iter().enumerate() {
-                        assert_eq!(ours_game.move_text(index), text);
-                    }
+                    assert!(
+                        ours_game
+                            .move_texts()
+                            .eq(game.moves.iter().map(String::as_str))
+                    );
                 }
                 Err(prost) => assert_eq!(ours.unwrap_err().to_string(), prost.to_string()),
             }
