@@ -315,6 +315,44 @@ fn weak_levels_vary_with_the_seed() {
     assert!(moves.len() > 1, "level 1 always plays {moves:?}");
 }
 
+/// Full strength with a nonzero seed chooses among the root moves its search scores alike: seeds
+/// part its games from the start on a node-bound search, the same seed (0, which asks for no
+/// variety, too) repeats its move, and no seed trades a win.
+#[test]
+fn full_strength_varies_with_a_nonzero_seed_and_repeats_with_the_same() {
+    let engine = engine();
+    let limits = Limits {
+        max_nodes: Some(20_000),
+        ..Limits::default()
+    };
+    let search = |game: &Game, seed: u64| {
+        engine
+            .search(game, &limits, Level::STRONGEST, seed)
+            .expect("no deadline")
+    };
+    let start = Game::new(Variant::standard(Rules::Copenhagen));
+    let moves: std::collections::HashSet<Move> =
+        (1..=8).map(|seed| search(&start, seed).best_move).collect();
+    assert!(moves.len() > 1, "level 10 always plays {moves:?}");
+    for seed in [0, 3] {
+        let [first, again] = [search(&start, seed), search(&start, seed)];
+        assert_eq!(
+            (first.best_move, first.score, first.nodes),
+            (again.best_move, again.score, again.nodes),
+            "seed {seed}"
+        );
+    }
+    let escape = game_from(
+        Rules::Copenhagen,
+        "/11/11/11/11/11/4t6/11/11/11/11/3K3t3/ d",
+    );
+    for seed in 0..8 {
+        let report = search(&escape, seed);
+        assert_eq!(report.best_move, mv("d1-a1"), "seed {seed}");
+        assert_eq!(report.score.as_i32(), WIN - 1, "seed {seed}");
+    }
+}
+
 /// Does playing `mv` let the opponent win at once?
 fn allows_win_in_one(position: &Position, mv: Move) -> bool {
     let mut child = *position;

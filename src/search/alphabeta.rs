@@ -27,7 +27,8 @@ use super::limits::Stopwatch;
 use super::ordering::{History, MovePicker};
 use super::params::*;
 use super::tt::{Bound, Entry, Sharing, Table, TableView};
-use crate::rules::{Game, MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status, splitmix};
+use super::variation::{Variation, seed_free, with_bonus, without_bonus};
+use crate::rules::{Game, MAX_MOVES, Move, PASS_HASH, Position, Rules, Side, Status};
 
 /// Scratch memory reused by one search at a time: the table, the history, the network's
 /// accumulators by ply and the evaluator's latest scores.
@@ -88,15 +89,16 @@ pub(crate) struct Searcher<'a> {
     /// The evaluator's scores of the positions this search evaluated lately; none for a network
     /// of the pieces alone, which scores a position about as fast as the cache finds it.
     scores: Option<&'a mut ScoreCache>,
-    noise: i32,
-    seed: u64,
+    variation: Variation,
     /// Hashes of the game's positions since the last capture, before the root.
     game_hashes: Vec<u64>,
     /// Hashes of the positions on the search path, by ply.
     path: [u64; MAX_PLY + 2],
     aborted: bool,
-    /// The score of the best root move found so far in the running iteration.
+    /// The score of the best root move found so far in the running iteration, and the variety
+    /// bonus within it.
     root_score: i32,
+    root_bonus: i32,
     /// Root moves not to search: the lines a multi-PV analysis already has.
     pub excluded_root_moves: Vec<Move>,
 }
@@ -109,8 +111,7 @@ impl<'a> Searcher<'a> {
         clock: Stopwatch<'a>,
         game: &Game,
         evaluator: Evaluator<'a>,
-        noise: i32,
-        seed: u64,
+        variation: Variation,
     ) -> Searcher<'a> {
         if matches!(evaluator, Evaluator::Network(_)) {
             workspace
@@ -142,12 +143,12 @@ impl<'a> Searcher<'a> {
             evaluator,
             accumulators: &mut workspace.accumulators,
             scores,
-            noise,
-            seed,
+            variation,
             game_hashes: game_hashes(game),
             path: [0; MAX_PLY + 2],
             aborted: false,
             root_score: 0,
+            root_bonus: 0,
             excluded_root_moves: Vec::new(),
         }
     }
@@ -171,7 +172,7 @@ impl<'a> Searcher<'a> {
                     && let Some(&best_move) = pv.first()
                 {
                     outcome.best_move = best_move;
-                    outcome.score = self.root_score;
+                    outcome.score = self.root_score - self.root_bonus;
                     outcome.pv = pv;
                 }
                 break;
@@ -181,6 +182,8 @@ impl<'a> Searcher<'a> {
                 // Too late for any answer: the caller's deadline has gone.
                 return None;
             }
+            // The move's own score, not the total that chose it.
+            let score = score - self.root_bonus;
             best = Some(Outcome {
                 best_move,
                 score,
@@ -292,11 +295,7 @@ impl<'a> Searcher<'a> {
                 score
             }
         };
-        if self.noise == 0 {
-            return score;
-        }
-        let span = (2 * self.noise + 1) as u64;
-        score + (splitmix(hash ^ self.seed) % span) as i32 - self.noise
+        score + self.variation.noise(hash)
     }
 
     /// A win for the side to move in one ply that the evaluation sees without playing it.
@@ -491,6 +490,7 @@ impl<'a> Searcher<'a> {
         let side = position.side_to_move();
         let mut best_score = -WIN;
         let mut best_move = None;
+        let mut best_bonus = 0;
         let mut searched = 0usize;
         let mut quiets_tried: ArrayVec<Move, 32> = ArrayVec::new();
 
@@ -534,9 +534,12 @@ impl<'a> Searcher<'a> {
             let captures = child.play_unchecked(mv);
             self.enter(ply, position, &child);
             let quiet = captures.is_empty() && order < ORDER_BLOCK_ROUTE;
+            // Full strength's variety: the move is searched within the window less its bonus.
+            let bonus = self.variation.move_bonus(ply, child.hash());
+            let (own_alpha, own_beta) = (without_bonus(alpha, bonus), without_bonus(beta, bonus));
 
             let score = if searched == 0 {
-                -self.node(&child, depth - 1, ply + 1, -beta, -alpha)
+                -self.node(&child, depth - 1, ply + 1, -own_beta, -own_alpha)
             } else {
                 let reduction = if depth >= LMR_MIN_DEPTH
                     && searched >= LMR_FULL_MOVES
@@ -548,13 +551,18 @@ impl<'a> Searcher<'a> {
                 } else {
                     0
                 };
-                let mut score =
-                    -self.node(&child, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha);
-                if score > alpha && reduction > 0 && !self.aborted {
-                    score = -self.node(&child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                let mut score = -self.node(
+                    &child,
+                    depth - 1 - reduction,
+                    ply + 1,
+                    -own_alpha - 1,
+                    -own_alpha,
+                );
+                if score > own_alpha && reduction > 0 && !self.aborted {
+                    score = -self.node(&child, depth - 1, ply + 1, -own_alpha - 1, -own_alpha);
                 }
-                if score > alpha && score < beta && !self.aborted {
-                    score = -self.node(&child, depth - 1, ply + 1, -beta, -alpha);
+                if score > own_alpha && score < own_beta && !self.aborted {
+                    score = -self.node(&child, depth - 1, ply + 1, -own_beta, -own_alpha);
                 }
                 score
             };
@@ -562,15 +570,18 @@ impl<'a> Searcher<'a> {
                 return 0;
             }
             searched += 1;
+            let total = with_bonus(score, bonus);
 
-            if score > best_score {
-                best_score = score;
+            if total > best_score {
+                best_score = total;
                 best_move = Some(mv);
-                if score > alpha {
-                    alpha = score;
+                best_bonus = total - score;
+                if total > alpha {
+                    alpha = total;
                     self.update_pv(ply, mv);
                     if ply == 0 {
-                        self.root_score = score;
+                        self.root_score = total;
+                        self.root_bonus = best_bonus;
                     }
                 }
             }
@@ -600,12 +611,13 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
+        let (score, bound) = seed_free(best_score, best_bonus, bound);
         self.table.store(
             position.hash(),
             ply,
             Entry {
                 best_move,
-                score: best_score,
+                score,
                 depth,
                 bound,
             },

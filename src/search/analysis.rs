@@ -10,6 +10,7 @@ use super::engine::{Engine, SearchSetup};
 use super::limits::{Control, Limits};
 use super::params::{WIN, WIN_BOUND};
 use super::score::Score;
+use super::variation::Variation;
 use crate::rules::{Game, Move};
 
 /// The most lines one analysis reports.
@@ -56,8 +57,7 @@ impl Engine {
         let setup = SearchSetup {
             limits,
             control,
-            noise: 0,
-            seed: 0,
+            variation: Variation::NONE,
         };
         self.with_searcher(game, setup, |searcher| {
             let started = searcher.clock.started();

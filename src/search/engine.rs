@@ -16,6 +16,7 @@ use super::levels::{Level, LevelLimits};
 use super::limits::{Control, Limits, Stopwatch};
 use super::score::Score;
 use super::tt::{Sharing, Table, TableView};
+use super::variation::Variation;
 use crate::rules::{Game, Move, Position, Status, Variant, splitmix};
 
 /// What a search found: the last completed iteration.
@@ -33,14 +34,12 @@ pub struct SearchReport {
 }
 
 /// What a search is set up with besides its game: its bounds; its stop flag, which stops it as
-/// a deadline does once raised (from any thread); and the noise a level below full strength adds
-/// to every static score, a number in ±`noise` drawn from the position's hash and `seed`.
+/// a deadline does once raised (from any thread); and what its seed varies.
 #[derive(Clone, Copy)]
 pub(crate) struct SearchSetup<'a> {
     pub limits: &'a Limits,
     pub control: Control<'a>,
-    pub noise: i32,
-    pub seed: u64,
+    pub variation: Variation,
 }
 
 /// Engine configuration.
@@ -114,12 +113,11 @@ impl Engine {
         seed: u64,
         control: Control<'_>,
     ) -> Option<SearchReport> {
-        let noise = limits.level().settings().noise;
+        let variation = limits.level().variation(seed);
         let setup = SearchSetup {
             limits: limits.limits(),
             control,
-            noise,
-            seed,
+            variation,
         };
         let (outcome, started) = self.with_searcher(game, setup, |searcher| {
             Some((searcher.iterate(game.position())?, searcher.clock.started()))
@@ -132,7 +130,7 @@ impl Engine {
             nodes: outcome.nodes,
             elapsed: started.elapsed(),
         };
-        if noise > 0 {
+        if variation.noise > 0 {
             guard_against_blunder(self, game.position(), &mut report);
         }
         Some(report)
@@ -202,8 +200,7 @@ impl Engine {
             stopwatch,
             game,
             self.evaluator(root.variant()),
-            setup.noise,
-            setup.seed,
+            setup.variation,
         ))
     }
 

@@ -13,6 +13,14 @@
 //! opponent win at once when another move does not (`guard_against_blunder`),
 //! so no level leaves the king to be taken, or to escape, in one move.
 //!
+//! Level 10 adds no noise; with a nonzero seed it varies its games at the
+//! root alone: each root move's score gets a bonus in 0..=`variety_margin`
+//! drawn from the seed and the move, and the best total wins. So it never
+//! plays a move its own search scores more than the margin below its best,
+//! never for a won or lost score (those get no bonus), and what its search
+//! stores for other searches carries no bonus (`alphabeta.rs`). Seed 0, the
+//! contract's default, plays the best move, as level 10 always did.
+//!
 //! A time cap bounds every level's answer on a busy machine, where the same
 //! depth and nodes take longer: no level thinks past its cap (depth 1 always
 //! completes, as for any search), and each cap is at most the next level's,
@@ -34,7 +42,7 @@
 //! | 7 | 5 | 250,000 | 400 ms | 10 | |
 //! | 8 | 6 | 400,000 | 600 ms | 10 | strong |
 //! | 9 | 7 | 800,000 | 800 ms | 5 | |
-//! | 10 | as deep as time allows | none | none | 0 | full strength: 1 s a move unless the request bounds it |
+//! | 10 | as deep as time allows | none | none | 0 (a root bonus of 0..=5 with a nonzero seed) | full strength: 1 s a move unless the request bounds it |
 //!
 //! What each step is worth, measured with `tafl match` (docs/ai.md has the table).
 
@@ -42,6 +50,7 @@ use std::time::Duration;
 
 use super::clock::TimeAllocation;
 use super::limits::Limits;
+use super::variation::Variation;
 
 /// A strength level, 1 (beginner) ..= 10 (full strength).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -54,7 +63,16 @@ pub(crate) struct LevelSettings {
     pub max_nodes: Option<u64>,
     pub max_time: Option<Duration>,
     pub noise: i32,
+    /// With a nonzero seed, the most a root move's score is raised by its seeded bonus (full
+    /// strength's variety; 0: none).
+    pub variety_margin: i32,
 }
+
+/// Full strength's variety margin, in hundredths of an attacker: a twentieth of an attacker,
+/// the noise level 9 adds to every score, so it moves the choice only among root moves the
+/// search cannot tell apart (even a margin of 1 parts 20 pairs of 20 from the start; 5 gives
+/// the games more room to differ later, still far inside the evaluation's own error).
+const VARIETY_MARGIN: i32 = 5;
 
 /// Levels 1..=9: depth, node cap, time cap (ms) and noise (the table above).
 const TABLE: [LevelSettings; 9] = [
@@ -76,6 +94,7 @@ const fn level(depth: u32, nodes: u64, time_cap_ms: u64, noise: i32) -> LevelSet
         max_nodes: Some(nodes),
         max_time: Some(Duration::from_millis(time_cap_ms)),
         noise,
+        variety_margin: 0,
     }
 }
 
@@ -130,6 +149,21 @@ impl Level {
         self.settings().max_time
     }
 
+    /// What `seed` varies in this level's searches: its noise, or full strength's variety. Seed
+    /// 0, the contract's default, asks full strength for its best move, as it always played.
+    pub(crate) fn variation(self, seed: u64) -> Variation {
+        let settings = self.settings();
+        Variation {
+            noise: settings.noise,
+            variety_margin: if seed == 0 {
+                0
+            } else {
+                settings.variety_margin
+            },
+            seed,
+        }
+    }
+
     pub(crate) fn settings(self) -> LevelSettings {
         match self.0 {
             1..=9 => TABLE[self.0 as usize - 1],
@@ -138,6 +172,7 @@ impl Level {
                 max_nodes: None,
                 max_time: None,
                 noise: 0,
+                variety_margin: VARIETY_MARGIN,
             },
         }
     }

@@ -21,8 +21,9 @@
 //! ordering and the history), `limits.rs` (what bounds a search, and the
 //! running search's stopwatch), `clock.rs` (a game clock and the time a move
 //! is given by it),
-//! `levels.rs` (what each level does), `params.rs` (every tunable number of
-//! the search), `analysis.rs` (multi-line analysis, one report per depth),
+//! `levels.rs` (what each level does), `variation.rs` (what a request's seed
+//! varies: the levels' noise, full strength's choice among near-equal
+//! moves), `params.rs` (every tunable number of the search), `analysis.rs` (multi-line analysis, one report per depth),
 //! `threats.rs` (the tactical picture: wins, threats, captures), `review/`
 //! (a whole game judged ply by ply: the win-chance model, the move classes,
 //! the reviewer), `puzzles/` (tactics mined from a game, each proven); and
@@ -47,6 +48,7 @@ mod review;
 mod score;
 mod threats;
 mod tt;
+mod variation;
 
 pub use analysis::{AnalysisLine, AnalysisUpdate, MAX_LINES};
 pub use clock::{Clock, TimeAllocation};

@@ -14,6 +14,7 @@ use crate::search::levels::Level;
 use crate::search::limits::{Control, Limits};
 use crate::search::params::WIN_BOUND;
 use crate::search::score::Score;
+use crate::search::variation::Variation;
 
 /// A position is critical when every move but the engine's choice loses at least this much.
 const CRITICAL_LOSS: f64 = MISTAKE_FROM;
@@ -77,13 +78,15 @@ impl ReviewBudget {
         1 + u32::from(self.critical)
     }
 
-    /// How each search of the review is set up: within the budget, without noise.
+    /// How each search of the review is set up: within the budget, without noise or variety.
     fn setup<'a>(&'a self, control: Control<'a>) -> SearchSetup<'a> {
         SearchSetup {
             limits: &self.limits,
             control,
-            noise: 0,
-            seed: self.seed,
+            variation: Variation {
+                seed: self.seed,
+                ..Variation::NONE
+            },
         }
     }
 }
