@@ -45,7 +45,8 @@ pub struct OtepArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 64)]
     pub hash_mb: usize,
-    /// Seed of the weaker levels' randomness.
+    /// Seed of the levels' randomness; at level 10, 0 plays the best move and any other seed
+    /// varies among moves within a twentieth of an attacker of it.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Print the OTN rules record of every ruleset and board tafl plays (to
