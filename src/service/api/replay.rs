@@ -24,7 +24,7 @@ pub trait CarriesGame {
 
 impl<M: GameFirst> CarriesGame for WithGame<M> {
     fn plies(&self) -> usize {
-        self.game.as_ref().map_or(0, GameSent::move_count)
+        moves_in(self.game.as_ref())
     }
 }
 
@@ -35,8 +35,8 @@ impl CarriesGame for pb::ValidateGameRequest {
 }
 
 /// The moves a request's game holds.
-pub fn moves_in(game: Option<&pb::Game>) -> usize {
-    game.map_or(0, |game| game.moves.len())
+pub fn moves_in(game: Option<&impl GameSent>) -> usize {
+    game.map_or(0, GameSent::move_count)
 }
 
 /// Runs `work`, which replays a game of `plies` moves: at once if the game

@@ -4,12 +4,16 @@
 //! prost decodes `Game.moves` into one `String` a move: a 100-ply game is
 //! 100 allocations, filled, replayed once, then freed, a sixth of a
 //! LegalMoves call. [`WithGame`] decodes the game's moves into one buffer,
-//! each through prost's own string decoding (its checks, its errors), and
-//! the rest of the request as prost does. build.rs gives the generated
-//! server these requests; clients send the `pb::` messages as before.
+//! a short text straight from the request's bytes and anything else through
+//! prost's own string decoding (its checks, its errors), and the rest of the
+//! request as prost does. build.rs gives the generated server these
+//! requests; clients send the `pb::` messages as before.
 
 use prost::bytes::{Buf, BufMut};
-use prost::encoding::{DecodeContext, WireType, message, skip_field, string};
+use prost::encoding::{
+    DecodeContext, WireType, encode_key, encode_varint, encoded_len_varint, key_len, message,
+    skip_field, string,
+};
 use prost::{DecodeError, Message};
 
 use super::convert::GameSent;
@@ -153,8 +157,8 @@ impl Message for GameMessage {
             string::encode(START, &self.start, buf);
         }
         for text in self.move_texts() {
-            prost::encoding::encode_key(MOVES, WireType::LengthDelimited, buf);
-            prost::encoding::encode_varint(text.len() as u64, buf);
+            encode_key(MOVES, WireType::LengthDelimited, buf);
+            encode_varint(text.len() as u64, buf);
             buf.put_slice(text.as_bytes());
         }
     }
@@ -164,9 +168,7 @@ impl Message for GameMessage {
             .move_texts()
             .map(|text| {
                 let len = text.len();
-                prost::encoding::key_len(MOVES)
-                    + prost::encoding::encoded_len_varint(len as u64)
-                    + len
+                key_len(MOVES) + encoded_len_varint(len as u64) + len
             })
             .sum();
         self.variant
