@@ -12,7 +12,8 @@
 //! connection) and fails the connection's next read once a limit passes,
 //! which makes hyper drop it. It also meters what the connection writes:
 //! the DATA bytes that leave its waiting response bytes
-//! (`response_bytes.rs`).
+//! (`response_bytes.rs`), and sends what a turn of its task wrote in one
+//! write (`outbox.rs`).
 
 use std::future::Future as _;
 use std::io;
@@ -33,6 +34,7 @@ use tonic::transport::server::{Connected, TlsConnectInfo};
 
 use super::byte_budget::ByteBudget;
 use super::held_body::{Held, HeldBody};
+use super::outbox::Outbox;
 use super::response_bytes::{ResponseBudget, WaitingBytes};
 use crate::service::config::TransportConfig;
 use crate::service::error::ServiceError;
@@ -292,6 +294,8 @@ pub struct Connection {
     end_of_life: Pin<Box<Sleep>>,
     /// Set once the server has closed its side: how long it still reads.
     linger: Option<Pin<Box<Sleep>>>,
+    /// What HTTP/2 wrote and the socket has not yet taken.
+    outbox: Outbox,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -324,6 +328,7 @@ impl Connection {
             sent_at: now,
             end_of_life: Box::pin(tokio::time::sleep(limits.lifetime)),
             linger: None,
+            outbox: Outbox::default(),
             _slot: slot,
         }
     }
@@ -356,22 +361,43 @@ impl Connection {
         Ok(())
     }
 
-    /// The connection wrote `bytes` (the first of what it was handed): what
-    /// of them was response DATA leaves its waiting bytes.
-    fn wrote<'a>(&mut self, bytes: impl IntoIterator<Item = &'a [u8]>) {
-        let data: usize = if self.limits.plaintext {
-            bytes
-                .into_iter()
-                .map(|slice| self.frames.data_bytes(slice))
-                .sum()
-        } else {
-            // Encrypted: every byte written counts (see docs/operations.md).
-            bytes.into_iter().map(<[u8]>::len).sum()
-        };
-        if data > 0 {
-            self.activity.responses.written(data);
-            self.sent_at = Instant::now();
+    /// Hands the outbox to the socket, metering what of it was response
+    /// DATA: that leaves the connection's waiting bytes.
+    fn poll_send(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        loop {
+            let waiting = self.outbox.waiting();
+            if waiting.is_empty() {
+                return Poll::Ready(Ok(()));
+            }
+            let written = std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, waiting))?;
+            if written == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            let data = if self.limits.plaintext {
+                self.frames.data_bytes(&waiting[..written])
+            } else {
+                // Encrypted: every byte written counts (see docs/operations.md).
+                written
+            };
+            self.outbox.sent(written);
+            if data > 0 {
+                self.activity.responses.written(data);
+                self.sent_at = Instant::now();
+            }
         }
+    }
+
+    /// Takes what HTTP/2 writes into the outbox, sending the outbox first
+    /// when it is full.
+    fn poll_take(
+        &mut self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if self.outbox.is_full() {
+            std::task::ready!(self.poll_send(cx))?;
+        }
+        Poll::Ready(Ok(self.outbox.take(bufs)))
     }
 
     /// Polls the idle check: an error once the connection has been idle too
@@ -451,20 +477,24 @@ impl AsyncRead for Connection {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        // What the last turn wrote leaves first; a socket that takes none
+        // now wakes the task when it can.
+        if let Poll::Ready(Err(error)) = self.poll_send(cx) {
+            return Poll::Ready(Err(error));
+        }
         self.poll_limits(cx)?;
         Pin::new(&mut self.stream).poll_read(cx, buf)
     }
 }
 
+/// Writes go to the outbox; the socket takes them when the task next reads.
 impl AsyncWrite for Connection {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let written = std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, buf))?;
-        self.wrote([&buf[..written]]);
-        Poll::Ready(Ok(written))
+        self.poll_take(cx, &[io::IoSlice::new(buf)])
     }
 
     fn poll_write_vectored(
@@ -472,28 +502,29 @@ impl AsyncWrite for Connection {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let written = std::task::ready!(Pin::new(&mut self.stream).poll_write_vectored(cx, bufs))?;
-        let mut left = written;
-        self.wrote(bufs.iter().map_while(|slice| {
-            let taken = left.min(slice.len());
-            left -= taken;
-            (taken > 0).then(|| &slice[..taken])
-        }));
-        Poll::Ready(Ok(written))
+        self.poll_take(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
+        true
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+    /// Leaves the outbox as it is and wakes the task: whatever else this
+    /// turn writes joins it, and the next turn's read sends it all. HTTP/2
+    /// always reads at the start of a turn, and sends the outbox before it
+    /// closes the connection ([`Connection::poll_shutdown`]).
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if !self.outbox.waiting().is_empty() {
+            cx.waker().wake_by_ref();
+        }
+        Poll::Ready(Ok(()))
     }
 
-    /// Sends FIN, then reads (and drops) what the client still sends until
+    /// Sends the outbox and FIN, then reads (and drops) what the client still sends until
     /// it closes too, or for [`LINGER`] at most: see there.
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if self.linger.is_none() {
+            std::task::ready!(self.poll_send(cx))?;
             std::task::ready!(Pin::new(&mut self.stream).poll_shutdown(cx))?;
             self.linger = Some(Box::pin(tokio::time::sleep(LINGER)));
         }

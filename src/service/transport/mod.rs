@@ -8,6 +8,7 @@ pub(super) mod connection;
 pub(super) mod deadline;
 pub(super) mod health;
 pub(super) mod held_body;
+pub(super) mod outbox;
 pub(super) mod request_bytes;
 pub(super) mod response_bytes;
 pub mod shutdown;
