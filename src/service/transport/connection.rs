@@ -296,6 +296,9 @@ pub struct Connection {
     linger: Option<Pin<Box<Sleep>>>,
     /// What HTTP/2 wrote and the socket has not yet taken.
     outbox: Outbox,
+    /// Whether the socket took nothing when last given the outbox: it wakes
+    /// the task once it can take more.
+    socket_full: bool,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -329,6 +332,7 @@ impl Connection {
             end_of_life: Box::pin(tokio::time::sleep(limits.lifetime)),
             linger: None,
             outbox: Outbox::default(),
+            socket_full: false,
             _slot: slot,
         }
     }
@@ -369,7 +373,14 @@ impl Connection {
             if waiting.is_empty() {
                 return Poll::Ready(Ok(()));
             }
-            let written = std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, waiting))?;
+            let written = match Pin::new(&mut self.stream).poll_write(cx, waiting) {
+                Poll::Ready(written) => written?,
+                Poll::Pending => {
+                    self.socket_full = true;
+                    return Poll::Pending;
+                }
+            };
+            self.socket_full = false;
             if written == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
@@ -510,18 +521,20 @@ impl AsyncWrite for Connection {
     }
 
     /// Leaves the outbox as it is and wakes the task: whatever else this
-    /// turn writes joins it, and the next turn's read sends it all. HTTP/2
-    /// always reads at the start of a turn, and sends the outbox before it
-    /// closes the connection ([`Connection::poll_shutdown`]).
+    /// turn writes joins it, and the next turn's read sends it all (HTTP/2
+    /// reads at the start of every turn; the outbox is also sent before the
+    /// connection closes, [`Connection::poll_shutdown`]). While the socket
+    /// is full the socket wakes the task instead: every turn ends with a
+    /// flush, and waking it from here would spin.
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if !self.outbox.waiting().is_empty() {
+        if !self.outbox.waiting().is_empty() && !self.socket_full {
             cx.waker().wake_by_ref();
         }
         Poll::Ready(Ok(()))
     }
 
-    /// Sends the outbox and FIN, then reads (and drops) what the client still sends until
-    /// it closes too, or for [`LINGER`] at most: see there.
+    /// Sends the outbox and FIN, then reads (and drops) what the client
+    /// still sends until it closes too, or for [`LINGER`] at most: see there.
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if self.linger.is_none() {
             std::task::ready!(self.poll_send(cx))?;
@@ -633,5 +646,99 @@ where
             let response = call.await?;
             Ok(response.map(|body| HeldBody::new(body, open_call)))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::task::{Wake, Waker};
+
+    use tokio::io::AsyncReadExt;
+    use tokio::net::TcpSocket;
+
+    use super::*;
+    use crate::service::config::TransportConfig;
+
+    /// A task's waker that counts its wakes.
+    #[derive(Default)]
+    struct Wakes(AtomicUsize);
+
+    impl Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    impl Wakes {
+        fn count(&self) -> usize {
+            self.0.load(Ordering::SeqCst)
+        }
+    }
+
+    /// A server's connection to a client whose receive buffer is as small as
+    /// the kernel allows, and the client's end.
+    async fn connection_to_a_narrow_client() -> (Connection, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+        let client = TcpSocket::new_v4().expect("a socket");
+        client.set_recv_buffer_size(1).expect("a receive buffer");
+        let client = client
+            .connect(listener.local_addr().expect("an address"))
+            .await
+            .expect("connects");
+        let (stream, peer) = listener.accept().await.expect("accepts");
+        let config = TransportConfig::default();
+        let slot = Arc::new(Semaphore::new(1))
+            .acquire_owned()
+            .await
+            .expect("a slot");
+        let responses = ResponseBudget::new(&config).connection();
+        let limits = ConnectionLimits::from_config(&config);
+        (
+            Connection::new(stream, peer, limits, slot, responses),
+            client,
+        )
+    }
+
+    /// A flush with bytes unsent wakes the task so that its next turn sends
+    /// them, except while the socket is full: then the socket wakes it once
+    /// it can take more, and a flush (which ends every turn) must not, or
+    /// the task would spin.
+    #[tokio::test]
+    async fn a_flush_wakes_the_task_unless_the_socket_is_full() {
+        let (mut connection, mut client) = connection_to_a_narrow_client().await;
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(Arc::clone(&wakes));
+        let mut cx = Context::from_waker(&waker);
+        let mut connection = Pin::new(&mut connection);
+        // An empty DATA frame's header, over and over.
+        let frames = [0u8; 9 * 1024];
+        assert!(matches!(
+            connection.as_mut().poll_write(&mut cx, &frames),
+            Poll::Ready(Ok(9216))
+        ));
+        assert!(connection.as_mut().poll_flush(&mut cx).is_ready());
+        assert_eq!(wakes.count(), 1, "a flush with bytes unsent wakes the task");
+        // Written until the socket takes no more and the outbox is full.
+        let mut written = 0;
+        while let Poll::Ready(taken) = connection.as_mut().poll_write(&mut cx, &frames) {
+            written += taken.expect("writes");
+            assert!(written < 64 << 20, "the socket never filled");
+        }
+        let before = wakes.count();
+        assert!(connection.as_mut().poll_flush(&mut cx).is_ready());
+        assert_eq!(
+            wakes.count(),
+            before,
+            "a flush on a full socket woke the task"
+        );
+        // The client reads: the socket wakes the task.
+        let mut scratch = vec![0u8; 1 << 20];
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while wakes.count() == before {
+            assert!(Instant::now() < deadline, "the socket never woke the task");
+            let _ =
+                tokio::time::timeout(Duration::from_millis(50), client.read(&mut scratch)).await;
+        }
     }
 }
