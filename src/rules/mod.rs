@@ -41,7 +41,7 @@ pub use position::{MoveOutcome, PlayError, Position, PositionError};
 #[cfg(test)]
 pub(crate) use random_walk::random_walk;
 pub use side::{BySide, Side};
-pub use square::{MAX_BOARD_SIZE, ParseSquareError, Square};
+pub use square::{MAX_BOARD_SIZE, ParseSquareError, Square, SquareName};
 pub use status::{EndReason, Status};
 pub use variant::{ParseRulesError, Rules, Variant};
 pub(crate) use zobrist::splitmix;

@@ -86,8 +86,61 @@ impl Square {
     /// Only those of `out`; a `String` has none.
     #[inline]
     pub fn write_name<W: fmt::Write>(self, out: &mut W) -> fmt::Result {
-        out.write_char(char::from(b'a' + self.file()))?;
-        write_number(out, self.rank() + 1)
+        self.name()
+            .as_bytes()
+            .iter()
+            .try_for_each(|&byte| out.write_char(char::from(byte)))
+    }
+
+    /// The square's name (`e10`) as bytes held in place, for writers that
+    /// are no [`fmt::Write`]: an encoder copies them where they go.
+    #[inline]
+    #[must_use]
+    pub const fn name(self) -> SquareName {
+        let (file, rank) = (b'a' + self.file(), self.rank() + 1);
+        if rank >= 10 {
+            SquareName {
+                bytes: [file, b'0' + rank / 10, b'0' + rank % 10],
+                len: 3,
+            }
+        } else {
+            SquareName {
+                bytes: [file, b'0' + rank, 0],
+                len: 2,
+            }
+        }
+    }
+}
+
+/// A square's name as bytes ([`Square::name`]): two or three ASCII characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SquareName {
+    bytes: [u8; 3],
+    len: u8,
+}
+
+impl SquareName {
+    /// The name's bytes.
+    #[inline]
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len()]
+    }
+
+    /// How many bytes the name has: 2 or 3.
+    #[inline]
+    #[must_use]
+    #[allow(clippy::len_without_is_empty)]
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// The name's bytes and, after a two-byte name, a zero: three bytes to
+    /// copy at once, of which [`SquareName::len`] count.
+    #[inline]
+    #[must_use]
+    pub const fn padded(&self) -> [u8; 3] {
+        self.bytes
     }
 }
 

@@ -10,7 +10,6 @@
 //! encoded into one buffer as it is previewed. build.rs gives the generated
 //! server these replies; clients decode the `pb::` messages as before.
 
-use arrayvec::ArrayString;
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
     DecodeContext, WireType, encode_varint, encoded_len_varint, key_len, message, skip_field,
@@ -18,7 +17,7 @@ use prost::encoding::{
 use prost::{DecodeError, Message};
 
 use super::convert;
-use crate::rules::{Game, MoveText, PlayedMove, Square, Status};
+use crate::rules::{Game, Move, MoveText, PlayedMove, Square, SquareName, Status};
 use crate::service::pb;
 
 /// `Move`'s field numbers (proto/tafl/v1/tafl.proto).
@@ -114,6 +113,10 @@ impl<M> WithLegalMoves<M> {
 /// in prost's order. `ongoing` is the encoded status of a game that goes on;
 /// `text` a buffer for the move's text.
 fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, out: &mut Vec<u8>) {
+    if played.captures.is_empty() && played.status == Status::Ongoing {
+        put_quiet_move(tag, played.played, ongoing, out);
+        return;
+    }
     text.clear();
     MoveText {
         from: played.played.from,
@@ -122,23 +125,19 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
     }
     .write_text(text)
     .expect("a String takes any text");
-    let (from, to) = (name(played.played.from), name(played.played.to));
+    let (from, to) = (played.played.from.name(), played.played.to.name());
     let status_after =
         (played.status != Status::Ongoing).then(|| convert::status_to_proto(played.status));
-    let captures_len: usize = if played.captures.is_empty() {
-        0
-    } else {
-        played
-            .captures
-            .iter()
-            .map(|square| str_len(CAPTURES, name(square).len()))
-            .sum()
-    };
+    let captures_len: usize = played
+        .captures
+        .iter()
+        .map(|square| str_len(CAPTURES, square.name().as_bytes().len()))
+        .sum();
     let status_len = status_after.map_or(ongoing.len(), |status| {
         message::encoded_len(STATUS_AFTER, &status)
     });
-    let len = str_len(FROM_SQUARE, from.len())
-        + str_len(TO_SQUARE, to.len())
+    let len = str_len(FROM_SQUARE, from.as_bytes().len())
+        + str_len(TO_SQUARE, to.as_bytes().len())
         + str_len(TEXT, text.len())
         + captures_len
         + status_len;
@@ -147,10 +146,8 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
     put_str(FROM_SQUARE, from.as_bytes(), out);
     put_str(TO_SQUARE, to.as_bytes(), out);
     put_str(TEXT, text.as_bytes(), out);
-    if !played.captures.is_empty() {
-        for square in played.captures.iter() {
-            put_str(CAPTURES, name(square).as_bytes(), out);
-        }
+    for square in played.captures.iter() {
+        put_str(CAPTURES, square.name().as_bytes(), out);
     }
     match status_after {
         None => out.extend_from_slice(ongoing),
@@ -158,14 +155,78 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
     }
 }
 
-/// A square's name ("e10") without allocating.
-#[inline]
-fn name(square: Square) -> ArrayString<3> {
-    let mut name = ArrayString::new();
-    square
-        .write_name(&mut name)
-        .expect("a square's name is at most 3 characters");
-    name
+/// [`put_move`] for a move that captures nothing and leaves the game going
+/// on, nearly every move: its entry is written on the stack and copied
+/// once, its text `from-to` as [`MoveText`] writes it (the tests compare the
+/// bytes with prost's). Its keys and lengths are one byte each.
+fn put_quiet_move(tag: u32, mv: Move, ongoing: &[u8], out: &mut Vec<u8>) {
+    let (from, to) = (mv.from.name(), mv.to.name());
+    let text_len = from.len() + 1 + to.len();
+    let len = 2 + from.len() + 2 + to.len() + 2 + text_len + ongoing.len();
+    let mut entry = Entry::default();
+    entry.byte(key(tag));
+    entry.byte(len as u8);
+    entry.byte(key(FROM_SQUARE));
+    entry.byte(from.len() as u8);
+    entry.name(from);
+    entry.byte(key(TO_SQUARE));
+    entry.byte(to.len() as u8);
+    entry.name(to);
+    entry.byte(key(TEXT));
+    entry.byte(text_len as u8);
+    entry.name(from);
+    entry.byte(b'-');
+    entry.name(to);
+    entry.bytes(ongoing);
+    out.extend_from_slice(entry.written());
+}
+
+/// A quiet move's entry as it is written: bytes on the stack and how many
+/// are written, kept in registers (bytes stored into a Vec could be its
+/// own length for all the compiler knows, so each push reads it again).
+struct Entry {
+    bytes: [u8; 48],
+    len: usize,
+}
+
+impl Default for Entry {
+    fn default() -> Entry {
+        Entry {
+            bytes: [0; 48],
+            len: 0,
+        }
+    }
+}
+
+impl Entry {
+    #[inline(always)]
+    fn byte(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
+    }
+
+    /// A name's three bytes, then back over those it does not have.
+    #[inline(always)]
+    fn name(&mut self, name: SquareName) {
+        self.bytes[self.len..self.len + 3].copy_from_slice(&name.padded());
+        self.len += name.len();
+    }
+
+    #[inline(always)]
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.bytes[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    fn written(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// The one-byte key of length-delimited field `tag` (below 16).
+#[inline(always)]
+const fn key(tag: u32) -> u8 {
+    (tag << 3 | WireType::LengthDelimited as u32) as u8
 }
 
 /// The encoded length of a string field `len` bytes long.
@@ -174,13 +235,19 @@ fn str_len(tag: u32, len: usize) -> usize {
     key_len(tag) + encoded_len_varint(len as u64) + len
 }
 
-/// A string field: its key, its length, its bytes. Names and move texts are
-/// a few bytes, copied one by one rather than through `memcpy`.
+/// A string field: its key, its length, its bytes.
 #[inline]
 fn put_str(tag: u32, text: &[u8], out: &mut Vec<u8>) {
     put_key(tag, out);
     put_varint(text.len(), out);
-    for &byte in text {
+    put_bytes(text, out);
+}
+
+/// Bytes of names and move texts, a few at a time, copied one by one
+/// rather than through `memcpy`.
+#[inline]
+fn put_bytes(bytes: &[u8], out: &mut Vec<u8>) {
+    for &byte in bytes {
         out.push(byte);
     }
 }
