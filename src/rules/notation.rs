@@ -3,7 +3,7 @@
 //! Parsing here checks syntax only and needs no board: whether a square is
 //! on the board, or a move legal, is the position's question.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::str::FromStr;
 
 use super::bitboard::Bitboard;
@@ -329,10 +329,16 @@ impl PositionText {
     }
 }
 
-impl fmt::Display for PositionText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl PositionText {
+    /// Writes the text, as `Display` does, but character by character: into
+    /// a `String`, without the formatting machinery (every LegalMoves and
+    /// ApplyMove reply carries its position's text).
+    ///
+    /// # Errors
+    /// Only those of `out`; a `String` has none.
+    pub fn write_text<W: fmt::Write>(&self, out: &mut W) -> fmt::Result {
         let size = self.size.get();
-        f.write_str("/")?;
+        out.write_str("/")?;
         for rank in (0..size).rev() {
             let mut empty = 0;
             for file in 0..size {
@@ -348,18 +354,24 @@ impl fmt::Display for PositionText {
                     continue;
                 };
                 if empty > 0 {
-                    write_number(f, empty)?;
+                    write_number(out, empty)?;
                     empty = 0;
                 }
-                f.write_char(piece)?;
+                out.write_char(piece)?;
             }
             if empty > 0 {
-                write_number(f, empty)?;
+                write_number(out, empty)?;
             }
-            f.write_str("/")?;
+            out.write_str("/")?;
         }
-        f.write_char(' ')?;
-        f.write_char(self.side_to_move.letter())
+        out.write_char(' ')?;
+        out.write_char(self.side_to_move.letter())
+    }
+}
+
+impl fmt::Display for PositionText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_text(f)
     }
 }
 

@@ -413,7 +413,9 @@ pub fn squares_to_proto(squares: Bitboard) -> Vec<String> {
 pub fn position_to_proto(game: &Game) -> pb::Position {
     let position = game.position();
     pb::Position {
-        text: position.to_string(),
+        text: text_of(position_text_len(position), |text| {
+            PositionText::from(position).write_text(text)
+        }),
         board_size: u32::from(position.variant().size.get()),
         side_to_move: side_to_proto(position.side_to_move()).into(),
         attackers: squares_to_proto(position.attackers()),
@@ -421,6 +423,13 @@ pub fn position_to_proto(game: &Game) -> pb::Position {
         king: position.king().map(square_name).unwrap_or_default(),
         ply: u32::try_from(game.ply()).unwrap_or(u32::MAX),
     }
+}
+
+/// The longest text of a position on its board: a slash, each rank's
+/// squares and slash, a space and the side to move.
+fn position_text_len(position: &Position) -> usize {
+    let size = usize::from(position.variant().size.get());
+    1 + size * (size + 1) + 2
 }
 
 /// A move's text with its captures, "e1-e4xe5/f5" (just "e1-e4" without).
