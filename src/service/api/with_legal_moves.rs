@@ -178,7 +178,7 @@ fn put_quiet_move(tag: u32, mv: Move, ongoing: &[u8], out: &mut Vec<u8>) {
     entry.byte(b'-');
     entry.name(to);
     entry.bytes(ongoing);
-    out.extend_from_slice(entry.written());
+    entry.append_to(out);
 }
 
 /// A quiet move's entry as it is written: bytes on the stack and how many
@@ -212,14 +212,23 @@ impl Entry {
         self.len += name.len();
     }
 
+    /// A few bytes (an encoded status), one by one rather than through
+    /// `memcpy`.
     #[inline(always)]
     fn bytes(&mut self, bytes: &[u8]) {
-        self.bytes[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
+        for &byte in bytes {
+            self.byte(byte);
+        }
     }
 
-    fn written(&self) -> &[u8] {
-        &self.bytes[..self.len]
+    /// Appends the bytes written: all 48 copied at once (a copy of a
+    /// length known only at run time is a call to `memcpy`, slow for so
+    /// few bytes), the rest cut off again.
+    #[inline(always)]
+    fn append_to(&self, out: &mut Vec<u8>) {
+        let end = out.len() + self.len;
+        out.extend_from_slice(&self.bytes);
+        out.truncate(end);
     }
 }
 
