@@ -303,9 +303,10 @@ impl Game {
             None => position.legal_moves_by_file(),
         };
         let look_ahead = self.look_ahead();
+        let mut next = *position;
         moves
             .into_iter()
-            .map(move |mv| look_ahead.judge_legal(mv).1)
+            .map(move |mv| look_ahead.judge_legal(mv, &mut next))
     }
 
     /// A look a few plies ahead from the current position, each move judged
@@ -501,27 +502,30 @@ impl<'g> LookAhead<'g> {
             return Err(PlayError::GameOver);
         }
         self.position.check(mv)?;
-        Ok(self.judge_legal(mv))
+        let mut next = self.position;
+        let played = self.judge_legal(mv, &mut next);
+        Ok((next, played))
     }
 
-    /// [`LookAhead::judge`] of a move known to be legal on the line.
+    /// [`LookAhead::judge`] of a move known to be legal on the line, played
+    /// on `next`, where the line's position is copied first: once a move,
+    /// where a position returned would be copied again.
     #[inline]
-    fn judge_legal(&self, mv: Move) -> (Position, PlayedMove) {
-        let mut next = self.position;
+    fn judge_legal(&self, mv: Move, next: &mut Position) -> PlayedMove {
+        *next = self.position;
         let captures = next.play_unchecked(mv);
         let irreversible = !captures.is_empty() || next.king().is_none();
         let (status, repetitions) = if irreversible {
-            self.game.judge(&next, false, &[])
+            self.game.judge(next, false, &[])
         } else {
             self.game
-                .judge(&next, self.history_reachable, &self.reachable)
+                .judge(next, self.history_reachable, &self.reachable)
         };
-        let played = PlayedMove {
+        PlayedMove {
             played: mv,
             captures,
             status,
             repetitions,
-        };
-        (next, played)
+        }
     }
 }
