@@ -32,13 +32,16 @@ pub(super) fn handle(
         tracing::field::display(convert::describe_status(status)),
     );
     let response = pb::ApplyMoveResponse {
-        position: Some(convert::position_to_proto(&game)),
+        position: None,
         status: Some(convert::status_to_proto(status)),
         played: Some(convert::played_to_proto(&played)),
         captured: convert::squares_to_proto(played.captures),
         repetitions: played.repetitions,
         legal_moves: Vec::new(),
     };
-    let listed = request.rest.include_legal_moves.then_some(&game);
-    Ok(ApplyMoveReply::apply_move(response, listed))
+    Ok(ApplyMoveReply::apply_move(
+        response,
+        &game,
+        request.rest.include_legal_moves,
+    ))
 }

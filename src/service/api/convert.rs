@@ -413,9 +413,7 @@ pub fn squares_to_proto(squares: Bitboard) -> Vec<String> {
 pub fn position_to_proto(game: &Game) -> pb::Position {
     let position = game.position();
     pb::Position {
-        text: text_of(position_text_len(position), |text| {
-            PositionText::from(position).write_text(text)
-        }),
+        text: position_text(position),
         board_size: u32::from(position.variant().size.get()),
         side_to_move: side_to_proto(position.side_to_move()).into(),
         attackers: squares_to_proto(position.attackers()),
@@ -425,11 +423,14 @@ pub fn position_to_proto(game: &Game) -> pb::Position {
     }
 }
 
-/// The longest text of a position on its board: a slash, each rank's
-/// squares and slash, a space and the side to move.
-fn position_text_len(position: &Position) -> usize {
+/// A position's text, in a `String` as long as the longest text on its
+/// board (a slash, each rank's squares and slash, a space and the side to
+/// move).
+pub fn position_text(position: &Position) -> String {
     let size = usize::from(position.variant().size.get());
-    1 + size * (size + 1) + 2
+    text_of(1 + size * (size + 1) + 2, |text| {
+        PositionText::from(position).write_text(text)
+    })
 }
 
 /// A move's text with its captures, "e1-e4xe5/f5" (just "e1-e4" without).

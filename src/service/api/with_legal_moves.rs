@@ -12,7 +12,8 @@
 
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
-    DecodeContext, WireType, encode_varint, encoded_len_varint, key_len, message, skip_field,
+    DecodeContext, WireType, encode_key, encode_varint, encoded_len_varint, key_len, message,
+    skip_field,
 };
 use prost::{DecodeError, Message};
 
@@ -27,6 +28,16 @@ const TEXT: u32 = 3;
 const CAPTURES: u32 = 4;
 const STATUS_AFTER: u32 = 5;
 
+/// `Position`'s field numbers, and the field holding it in both replies.
+const POSITION_TEXT: u32 = 1;
+const POSITION_BOARD_SIZE: u32 = 2;
+const POSITION_SIDE_TO_MOVE: u32 = 3;
+const POSITION_ATTACKERS: u32 = 4;
+const POSITION_DEFENDERS: u32 = 5;
+const POSITION_KING: u32 = 6;
+const POSITION_PLY: u32 = 7;
+const POSITION: u32 = 1;
+
 /// The field of the legal moves in `LegalMovesResponse` (`moves`) and in
 /// `ApplyMoveResponse` (`legal_moves`): each message's last.
 const LEGAL_MOVES_RESPONSE_MOVES: u32 = 3;
@@ -37,10 +48,15 @@ pub type LegalMovesReply = WithLegalMoves<pb::LegalMovesResponse>;
 /// ApplyMove's reply.
 pub type ApplyMoveReply = WithLegalMoves<pb::ApplyMoveResponse>;
 
-/// A message and, as its last field (the highest numbered, so that prost
-/// would write it last too), the legal moves of a game, each previewed.
+/// A message with, as its first field, the game's position and, as its
+/// last (the highest numbered, so that prost would write them first and
+/// last too), the legal moves of the game, each previewed.
 #[derive(Debug)]
 pub struct WithLegalMoves<M> {
+    /// `Position`'s fields as encoded, without the key and length of the
+    /// field holding it; none once cleared (a position has a text always).
+    position: Vec<u8>,
+    /// The rest of the message; its own `position` is left empty.
     message: M,
     /// Every move with its field's key and its length, as encoded.
     moves: Vec<u8>,
@@ -52,35 +68,46 @@ impl LegalMovesReply {
     /// `square` if given).
     pub fn legal_moves(game: &Game, square: Option<Square>) -> LegalMovesReply {
         let message = pb::LegalMovesResponse {
-            position: Some(convert::position_to_proto(game)),
+            position: None,
             status: Some(convert::status_to_proto(game.status())),
             moves: Vec::new(),
         };
-        WithLegalMoves::new(message, LEGAL_MOVES_RESPONSE_MOVES, game, square)
+        WithLegalMoves::new(message, game).listing(LEGAL_MOVES_RESPONSE_MOVES, game, square)
     }
 }
 
 impl ApplyMoveReply {
-    /// `response` (without legal moves) and, if `game` is given, its legal
-    /// moves: ApplyMove's `legal_moves`.
-    pub fn apply_move(response: pb::ApplyMoveResponse, game: Option<&Game>) -> ApplyMoveReply {
-        match game {
-            Some(game) => {
-                WithLegalMoves::new(response, APPLY_MOVE_RESPONSE_LEGAL_MOVES, game, None)
-            }
-            None => WithLegalMoves {
-                message: response,
-                moves: Vec::new(),
-                move_count: 0,
-            },
+    /// `response` (without position or legal moves) with the position of
+    /// `game`, the game after the move, and its legal moves if `list_moves`:
+    /// ApplyMove's `legal_moves`.
+    pub fn apply_move(
+        response: pb::ApplyMoveResponse,
+        game: &Game,
+        list_moves: bool,
+    ) -> ApplyMoveReply {
+        let reply = WithLegalMoves::new(response, game);
+        if list_moves {
+            reply.listing(APPLY_MOVE_RESPONSE_LEGAL_MOVES, game, None)
+        } else {
+            reply
         }
     }
 }
 
 impl<M> WithLegalMoves<M> {
-    /// `message`, then field `tag`: the legal moves of `game` (of the piece on
-    /// `square` if given), each previewed, sorted as the rules list them.
-    fn new(message: M, tag: u32, game: &Game, square: Option<Square>) -> WithLegalMoves<M> {
+    /// The position of `game`, then `message`; no moves.
+    fn new(message: M, game: &Game) -> WithLegalMoves<M> {
+        WithLegalMoves {
+            position: position_fields(game),
+            message,
+            moves: Vec::new(),
+            move_count: 0,
+        }
+    }
+
+    /// The reply with field `tag`: the legal moves of `game` (of the piece
+    /// on `square` if given), each previewed, sorted as the rules list them.
+    fn listing(self, tag: u32, game: &Game, square: Option<Square>) -> WithLegalMoves<M> {
         let previewed = game.previewed_moves(square);
         let move_count = previewed.len();
         // About 24 bytes a move: most capture nothing.
@@ -97,15 +124,57 @@ impl<M> WithLegalMoves<M> {
             put_move(tag, &played, &ongoing, &mut text, &mut moves);
         }
         WithLegalMoves {
-            message,
             moves,
             move_count,
+            ..self
         }
     }
 
     /// How many moves it lists.
     pub fn move_count(&self) -> usize {
         self.move_count
+    }
+}
+
+/// `Position`'s fields for `game`, as prost encodes what
+/// [`convert::position_to_proto`] gives (proto3: zeros and empty strings
+/// are not written), without a string a square.
+fn position_fields(game: &Game) -> Vec<u8> {
+    let position = game.position();
+    let text = convert::position_text(position);
+    let pieces = (position.attackers() | position.defenders()).len() as usize + 1;
+    // The text, at most 5 bytes a piece's name, and the numbers.
+    let mut fields = Vec::with_capacity(text.len() + 5 * pieces + 16);
+    put_str(POSITION_TEXT, text.as_bytes(), &mut fields);
+    put_number(POSITION_BOARD_SIZE, u64::from(position.variant().size.get()), &mut fields);
+    put_number(
+        POSITION_SIDE_TO_MOVE,
+        convert::side_to_proto(position.side_to_move()) as u64,
+        &mut fields,
+    );
+    for square in position.attackers().iter() {
+        put_str(POSITION_ATTACKERS, square.name().as_bytes(), &mut fields);
+    }
+    for square in position.defenders().iter() {
+        put_str(POSITION_DEFENDERS, square.name().as_bytes(), &mut fields);
+    }
+    if let Some(king) = position.king() {
+        put_str(POSITION_KING, king.name().as_bytes(), &mut fields);
+    }
+    put_number(
+        POSITION_PLY,
+        u64::from(u32::try_from(game.ply()).unwrap_or(u32::MAX)),
+        &mut fields,
+    );
+    fields
+}
+
+/// A varint field (an unsigned number, an enum), unless zero.
+#[inline]
+fn put_number(tag: u32, value: u64, out: &mut Vec<u8>) {
+    if value != 0 {
+        encode_key(tag, WireType::Varint, out);
+        encode_varint(value, out);
     }
 }
 
@@ -281,12 +350,23 @@ fn put_varint(value: usize, out: &mut Vec<u8>) {
 
 impl<M: Message> Message for WithLegalMoves<M> {
     fn encode_raw(&self, buf: &mut impl BufMut) {
+        if !self.position.is_empty() {
+            encode_key(POSITION, WireType::LengthDelimited, buf);
+            encode_varint(self.position.len() as u64, buf);
+            buf.put_slice(&self.position);
+        }
         self.message.encode_raw(buf);
         buf.put_slice(&self.moves);
     }
 
     fn encoded_len(&self) -> usize {
-        self.message.encoded_len() + self.moves.len()
+        let position = if self.position.is_empty() {
+            0
+        } else {
+            key_len(POSITION) + encoded_len_varint(self.position.len() as u64) + self.position.len()
+        };
+        position + self.message.encoded_len()
+            + self.moves.len()
     }
 
     /// The server only writes replies; a client decodes them as the `pb::`
@@ -302,6 +382,7 @@ impl<M: Message> Message for WithLegalMoves<M> {
     }
 
     fn clear(&mut self) {
+        self.position.clear();
         self.message.clear();
         self.moves.clear();
         self.move_count = 0;
@@ -340,20 +421,24 @@ mod tests {
     /// next side's moves.
     fn assert_apply_move_as_prost(game: &Game, played: &PlayedMove) {
         let response = pb::ApplyMoveResponse {
-            position: Some(convert::position_to_proto(game)),
+            position: None,
             status: Some(convert::status_to_proto(game.status())),
             played: Some(convert::played_to_proto(played)),
             captured: convert::squares_to_proto(played.captures),
             repetitions: played.repetitions,
             legal_moves: Vec::new(),
         };
-        let without = ApplyMoveReply::apply_move(response.clone(), None);
-        assert_encodes_as(&without, &response);
-        let expected = pb::ApplyMoveResponse {
-            legal_moves: proto_moves(game, None),
+        let without = pb::ApplyMoveResponse {
+            position: Some(convert::position_to_proto(game)),
             ..response.clone()
         };
-        assert_encodes_as(&ApplyMoveReply::apply_move(response, Some(game)), &expected);
+        let reply = ApplyMoveReply::apply_move(response.clone(), game, false);
+        assert_encodes_as(&reply, &without);
+        let with = pb::ApplyMoveResponse {
+            legal_moves: proto_moves(game, None),
+            ..without
+        };
+        assert_encodes_as(&ApplyMoveReply::apply_move(response, game, true), &with);
     }
 
     /// Every ply of real games, captures and endings included, and each
