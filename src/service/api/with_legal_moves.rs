@@ -146,7 +146,11 @@ fn position_fields(game: &Game) -> Vec<u8> {
     // The text, at most 5 bytes a piece's name, and the numbers.
     let mut fields = Vec::with_capacity(text.len() + 5 * pieces + 16);
     put_str(POSITION_TEXT, text.as_bytes(), &mut fields);
-    put_number(POSITION_BOARD_SIZE, u64::from(position.variant().size.get()), &mut fields);
+    put_number(
+        POSITION_BOARD_SIZE,
+        u64::from(position.variant().size.get()),
+        &mut fields,
+    );
     put_number(
         POSITION_SIDE_TO_MOVE,
         convert::side_to_proto(position.side_to_move()) as u64,
@@ -365,8 +369,7 @@ impl<M: Message> Message for WithLegalMoves<M> {
         } else {
             key_len(POSITION) + encoded_len_varint(self.position.len() as u64) + self.position.len()
         };
-        position + self.message.encoded_len()
-            + self.moves.len()
+        position + self.message.encoded_len() + self.moves.len()
     }
 
     /// The server only writes replies; a client decodes them as the `pb::`
