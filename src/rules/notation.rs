@@ -327,9 +327,7 @@ impl PositionText {
             })
         }
     }
-}
 
-impl PositionText {
     /// Writes the text, as `Display` does, but character by character: into
     /// a `String`, without the formatting machinery (every LegalMoves and
     /// ApplyMove reply carries its position's text).

@@ -94,6 +94,14 @@ impl Square {
 
     /// The square's name (`e10`) as bytes held in place, for writers that
     /// are no [`fmt::Write`]: an encoder copies them where they go.
+    ///
+    /// ```
+    /// use tafl::rules::Square;
+    /// let square: Square = "e10".parse()?;
+    /// assert_eq!(square.name().as_bytes(), b"e10");
+    /// assert_eq!(Square::new(0, 0).unwrap().name().len(), 2);
+    /// # Ok::<(), tafl::rules::ParseSquareError>(())
+    /// ```
     #[inline]
     #[must_use]
     pub const fn name(self) -> SquareName {

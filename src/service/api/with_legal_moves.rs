@@ -4,9 +4,10 @@
 //! A reply on a real game lists some 170 moves, each with two square names,
 //! its text, its captures and its status after. Built as `pb::Move`s that is
 //! about 500 strings, each allocated, copied into the response and freed:
-//! most of the call's cost. [`WithLegalMoves`] writes the same bytes as
-//! prost's encoding of the whole message (a test compares them on real
-//! games): the rest of the message as prost encodes it, then each move,
+//! most of the call's cost, and the position's piece lists another string
+//! a piece. [`WithLegalMoves`] writes the same bytes as prost's encoding of
+//! the whole message (a test compares them on real games): the position's
+//! fields, the rest of the message as prost encodes it, then each move,
 //! encoded into one buffer as it is previewed. build.rs gives the generated
 //! server these replies; clients decode the `pb::` messages as before.
 
@@ -204,13 +205,13 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
     let captures_len: usize = played
         .captures
         .iter()
-        .map(|square| str_len(CAPTURES, square.name().as_bytes().len()))
+        .map(|square| str_len(CAPTURES, square.name().len()))
         .sum();
     let status_len = status_after.map_or(ongoing.len(), |status| {
         message::encoded_len(STATUS_AFTER, &status)
     });
-    let len = str_len(FROM_SQUARE, from.as_bytes().len())
-        + str_len(TO_SQUARE, to.as_bytes().len())
+    let len = str_len(FROM_SQUARE, from.len())
+        + str_len(TO_SQUARE, to.len())
         + str_len(TEXT, text.len())
         + captures_len
         + status_len;
