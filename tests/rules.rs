@@ -24,6 +24,7 @@ mod rules {
 }
 
 use common::captures::check_capturing_moves;
+use common::previews::check_previews;
 use tafl::rules::{
     BoardSize, EndReason, Game, Position, PositionText, Rules, Side, Status, Variant,
 };
@@ -491,6 +492,9 @@ fn run_case(case: &Case) -> Result<(), String> {
     }
     // Every case's position before its last move (each capture rule, shieldwalls included).
     check_capturing_moves(game.position())?;
+    // And every move's preview, as a board UI asks for it, the last move's too.
+    check_previews(&game)?;
+    let previews: Vec<_> = game.previewed_moves(None).collect();
     match (&case.expected, game.play(last)) {
         (Expected::Error(wanted), Err(error)) => {
             let message = error.to_string();
@@ -516,6 +520,12 @@ fn run_case(case: &Case) -> Result<(), String> {
             Ok(played),
         ) => {
             let mut problems = Vec::new();
+            let previewed = previews
+                .iter()
+                .find(|preview| preview.played == played.played);
+            if previewed != Some(&played) {
+                problems.push(format!("previewed as {previewed:?}, played as {played:?}"));
+            }
             let got: BTreeSet<String> = played
                 .captures
                 .iter()

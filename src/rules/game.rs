@@ -9,6 +9,7 @@ use super::hash_index::HashIndex;
 use super::moves::{Move, MoveList};
 use super::notation::{MoveText, ParseMoveError};
 use super::position::{PlayError, Position};
+use super::quiet::QuietMoves;
 use super::square::Square;
 use super::status::{EndReason, Status};
 use super::variant::Variant;
@@ -303,10 +304,13 @@ impl Game {
             None => position.legal_moves_by_file(),
         };
         let look_ahead = self.look_ahead();
+        let quiet = position.quiet_moves();
         let mut next = *position;
-        moves
-            .into_iter()
-            .map(move |mv| look_ahead.judge_legal(mv, &mut next))
+        moves.into_iter().map(move |mv| {
+            look_ahead
+                .judge_quiet(&quiet, mv)
+                .unwrap_or_else(|| look_ahead.judge_legal(mv, &mut next))
+        })
     }
 
     /// A look a few plies ahead from the current position, each move judged
@@ -505,6 +509,26 @@ impl<'g> LookAhead<'g> {
         let mut next = self.position;
         let played = self.judge_legal(mv, &mut next);
         Ok((next, played))
+    }
+
+    /// [`LookAhead::judge_legal`] of a legal move known to be quiet before
+    /// it is played, when its position never stood before on the game or
+    /// the line (nearly always): it captures nothing, the game goes on, and
+    /// its position stands for the first time. `None` for any other move.
+    #[inline(always)]
+    fn judge_quiet(&self, quiet: &QuietMoves, mv: Move) -> Option<PlayedMove> {
+        if !quiet.contains(mv) || !self.reachable.is_empty() {
+            return None;
+        }
+        if self.history_reachable && self.game.latest_by_hash.get(quiet.hash_after(mv)).is_some() {
+            return None;
+        }
+        Some(PlayedMove {
+            played: mv,
+            captures: Bitboard::EMPTY,
+            status: Status::Ongoing,
+            repetitions: 1,
+        })
     }
 
     /// [`LookAhead::judge`] of a move known to be legal on the line, played

@@ -21,6 +21,7 @@ mod perft;
 mod perft_step;
 mod piece;
 mod position;
+mod quiet;
 #[cfg(test)]
 mod random_walk;
 mod side;

@@ -8,6 +8,7 @@ use super::position::Position;
 use super::side::Side;
 use super::square::Square;
 use super::status::{EndReason, Status};
+use super::variant::Geometry;
 
 impl Position {
     /// Judges the game after `mover` brought `piece` to `to`, with the
@@ -39,7 +40,9 @@ impl Position {
                     };
                 }
                 if rules.has_encirclement()
-                    && (self.escape_unproven || captured || self.may_have_sealed(to))
+                    && (self.escape_unproven
+                        || captured
+                        || may_have_sealed(geometry, self.attackers, to))
                 {
                     self.escape_unproven = self.defenders_encircled();
                     if self.escape_unproven {
@@ -110,39 +113,6 @@ impl Position {
         around.minus(sides).is_empty().then_some(king)
     }
 
-    /// Whether the attacker that just arrived on `to` may have cut the
-    /// defenders off from the edge, when they could reach it before.
-    ///
-    /// A square no attacker holds is open. If the open squares among the
-    /// eight around `to` that touch it orthogonally all lie in one unbroken
-    /// arc of open squares around it, every path that went through `to` can
-    /// go round it instead, so closing `to` disconnects nothing; nor can it
-    /// off the board's edge, which `to` is not on. Defenders' moves and
-    /// captures of attackers only open squares, so the defenders could reach
-    /// the edge after the last attacker move judged, unless the position
-    /// came from a setup (`escape_unproven`).
-    #[inline(always)]
-    fn may_have_sealed(&self, to: Square) -> bool {
-        let geometry = self.geometry();
-        if geometry.edge.contains(to) {
-            return true;
-        }
-        let open = geometry.board.minus(self.attackers);
-        // Off the edge, all eight neighbours are on the board.
-        let row = |rank: u8| open.rank_bits(rank) >> (to.file() - 1) & 0b111;
-        let (below, level, above) = (row(to.rank() - 1), row(to.rank()), row(to.rank() + 1));
-        // Clockwise from north: N NE E SE S SW W NW, orthogonal ones even.
-        let ring = (above >> 1 & 1)
-            | (above >> 2 & 1) << 1
-            | (level >> 2 & 1) << 2
-            | (below >> 2 & 1) << 3
-            | (below >> 1 & 1) << 4
-            | (below & 1) << 5
-            | (level & 1) << 6
-            | (above & 1) << 7;
-        !ONE_OPEN_ARC[ring as usize]
-    }
-
     /// Rule 8: no defender can reach the edge through squares free of
     /// attackers (public for hosts whose rules add it to a ruleset without
     /// it: `tafl otep` under OpenTafl's Fetlar).
@@ -210,6 +180,39 @@ impl Position {
         }
         (touching & self.defenders).minus(safe).is_empty()
     }
+}
+
+/// Whether the attacker that just arrived on `to`, the attackers now being
+/// `attackers`, may have cut the defenders off from the edge, when they
+/// could reach it before.
+///
+/// A square no attacker holds is open. If the open squares among the eight
+/// around `to` that touch it orthogonally all lie in one unbroken arc of
+/// open squares around it, every path that went through `to` can go round
+/// it instead, so closing `to` disconnects nothing; nor can it off the
+/// board's edge, which `to` is not on. Defenders' moves and captures of
+/// attackers only open squares, so the defenders could reach the edge after
+/// the last attacker move judged, unless the position came from a setup
+/// (`escape_unproven`).
+#[inline(always)]
+pub(super) fn may_have_sealed(geometry: &Geometry, attackers: Bitboard, to: Square) -> bool {
+    if geometry.edge.contains(to) {
+        return true;
+    }
+    let open = geometry.board.minus(attackers);
+    // Off the edge, all eight neighbours are on the board.
+    let row = |rank: u8| open.rank_bits(rank) >> (to.file() - 1) & 0b111;
+    let (below, level, above) = (row(to.rank() - 1), row(to.rank()), row(to.rank() + 1));
+    // Clockwise from north: N NE E SE S SW W NW, orthogonal ones even.
+    let ring = (above >> 1 & 1)
+        | (above >> 2 & 1) << 1
+        | (level >> 2 & 1) << 2
+        | (below >> 2 & 1) << 3
+        | (below >> 1 & 1) << 4
+        | (below & 1) << 5
+        | (level & 1) << 6
+        | (above & 1) << 7;
+    !ONE_OPEN_ARC[ring as usize]
 }
 
 /// For each ring of eight neighbours (bit 0 north, clockwise, orthogonal

@@ -13,6 +13,7 @@ pub mod client;
 #[cfg(feature = "service")]
 pub mod costly_threats;
 pub mod long_game;
+pub mod previews;
 pub mod process;
 pub mod random_games;
 #[cfg(feature = "service")]

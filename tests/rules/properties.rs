@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::captures::check_capturing_moves;
+use common::previews::check_previews;
 use proptest::prelude::*;
 use tafl::rules::{
     BoardSize, Game, Move, MoveText, Position, PositionText, Rules, Square, Variant,
@@ -48,14 +49,16 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     /// Along random games: `check` accepts exactly the generated moves,
-    /// `Game::play` accepts every generated move by its text, and the
-    /// position text round-trips at every ply.
+    /// `Game::play` accepts every generated move by its text, each move's
+    /// preview is what previewing it alone says, and the position text
+    /// round-trips at every ply.
     #[test]
     fn generator_and_checker_agree(variant in variants(), choices in prop::collection::vec(any::<u32>(), 0..160)) {
         let candidates = straight_moves(variant.size);
         let mut game = Game::new(variant);
         for choice in choices {
             let position = *game.position();
+            prop_assert_eq!(check_previews(&game), Ok(()), "in {}", position);
             let mut legal = position.legal_moves();
             legal.sort();
             prop_assert_eq!(legal.len() as u64, position.count_legal_moves());

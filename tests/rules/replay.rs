@@ -1,9 +1,13 @@
 //! The 1,752 real Copenhagen games of tests/data/copenhagen-games.csv replay
 //! move for move: every ply legal, with exactly the recorded captures, until
 //! the rules end the game; where they end it on the record's last ply, the
-//! winner is the recorded one.
+//! winner is the recorded one. Along one game in nine, every move's preview
+//! is checked at every ply.
 
 use std::collections::BTreeMap;
+
+use crate::common;
+use common::previews::check_previews;
 
 use tafl::rules::{BoardSize, EndReason, Game, Rules, Side, Status, Variant};
 
@@ -27,6 +31,12 @@ fn real_games_replay_with_the_recorded_captures() {
         let mut game = Game::new(Variant::standard(Rules::Copenhagen));
         let mut ending = None;
         for (index, text) in moves.iter().enumerate() {
+            // Every move's preview, on every ply of one game in nine.
+            if line_number % 9 == 0
+                && let Err(error) = check_previews(&game)
+            {
+                failures.push(format!("line {line_number}, ply {}: {error}", index + 1));
+            }
             match game.play(text) {
                 Ok(played) => {
                     plies += 1;
@@ -135,6 +145,8 @@ fn shuffle_ends_on_the_third_standing_where_repetition_counts() {
         let mut game = Game::new(Variant::new(rules, BoardSize::Nine));
         let mut last = None;
         for text in TABLUT_SHUFFLE.iter().cycle().take(8) {
+            // The last move's preview finds the third standing too.
+            assert_eq!(check_previews(&game), Ok(()), "{rules}");
             last = Some(game.play(text).expect("a legal shuffle"));
         }
         let last = last.expect("eight plies");
