@@ -23,6 +23,7 @@ mod api;
 mod config;
 mod error;
 mod exec;
+mod log_fields;
 pub mod telemetry;
 mod transport;
 
