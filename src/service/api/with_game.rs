@@ -63,6 +63,9 @@ pub struct GameMessage {
     ends: Vec<usize>,
     /// The move being decoded.
     decoding: String,
+    /// How many bytes the buffer has left once this game's are read, when
+    /// the request that holds it could tell: the moves read ahead stop there.
+    rest_after: Option<usize>,
 }
 
 impl GameSent for GameMessage {
@@ -113,6 +116,7 @@ impl<M: GameFirst> Message for WithGame<M> {
             return self.rest.merge_field(tag, wire_type, buf, ctx);
         }
         let game = self.game.get_or_insert_with(GameMessage::default);
+        game.rest_after = rest_after_message(buf);
         message::merge(wire_type, game, buf, ctx).map_err(|mut error| {
             error.push(M::NAME, "game");
             error
@@ -125,25 +129,74 @@ impl<M: GameFirst> Message for WithGame<M> {
     }
 }
 
+/// The key of a move: field `MOVES`, length-delimited.
+const MOVES_KEY: u8 = (MOVES << 3 | WireType::LengthDelimited as u32) as u8;
+
+/// How many bytes `buf` has left after the length-delimited message that
+/// starts it (its length, then its bytes), if its length can be read at a
+/// glance.
+fn rest_after_message(buf: &impl Buf) -> Option<usize> {
+    let mut chunk = buf.chunk();
+    let len = prost::encoding::decode_varint(&mut chunk).ok()?;
+    let header = buf.chunk().len() - chunk.len();
+    buf.remaining()
+        .checked_sub(header)?
+        .checked_sub(usize::try_from(len).ok()?)
+}
+
 impl GameMessage {
     /// Takes the next move's text straight from the buffer when it is the
-    /// common case: its length one byte, the whole text in the buffer's
-    /// current chunk, and UTF-8. Anything else is left for prost's string
+    /// common case (its length one byte, the whole text in the buffer's
+    /// current chunk, UTF-8), and with it every move that follows it in the
+    /// same form inside the game, validated as UTF-8 all at once: the
+    /// per-field decoding and a validation call a move cost more than the
+    /// rest of its decoding. Anything else is left for prost's string
     /// decoding, with its errors.
-    fn take_short_move(&mut self, buf: &mut impl Buf) -> bool {
+    fn take_short_moves(&mut self, buf: &mut impl Buf) -> bool {
         let chunk = buf.chunk();
-        let Some((&len, rest)) = chunk.split_first() else {
+        let Some(&first) = chunk.first().filter(|&&len| len < 0x80) else {
             return false;
         };
-        let Some(text) = rest.get(..usize::from(len)).filter(|_| len < 0x80) else {
+        // This move's length and text, then the key, length and text of
+        // each move after it, up to the game's end.
+        let game_bytes = self
+            .rest_after
+            .map_or(0, |rest| buf.remaining().saturating_sub(rest))
+            .min(chunk.len());
+        let mut run_end = 1 + usize::from(first);
+        loop {
+            match chunk.get(run_end..game_bytes).unwrap_or_default() {
+                [MOVES_KEY, len, text @ ..] if *len < 0x80 && usize::from(*len) <= text.len() => {
+                    run_end += 2 + usize::from(*len);
+                }
+                _ => break,
+            }
+        }
+        let Some(run) = chunk.get(..run_end) else {
             return false;
         };
-        let Ok(text) = std::str::from_utf8(text) else {
-            return false;
+        // Keys and lengths are ASCII, so the run is UTF-8 up to where a text is not.
+        let run = match std::str::from_utf8(run) {
+            Ok(run) => run,
+            Err(error) => std::str::from_utf8(&run[..error.valid_up_to()]).unwrap_or_default(),
         };
-        self.texts.push_str(text);
-        self.ends.push(self.texts.len());
-        buf.advance(1 + usize::from(len));
+        // `taken`: the end of the last text taken; a move's length comes
+        // right there for the first, after its key for the others.
+        let (mut taken, mut length_at) = (0, 0);
+        while let Some(&len) = run.as_bytes().get(length_at) {
+            let start = length_at + 1;
+            let Some(text) = run.get(start..start + usize::from(len)) else {
+                break;
+            };
+            self.texts.push_str(text);
+            self.ends.push(self.texts.len());
+            taken = start + text.len();
+            length_at = taken + 1;
+        }
+        if taken == 0 {
+            return false;
+        }
+        buf.advance(taken);
         true
     }
 }
@@ -206,7 +259,7 @@ impl Message for GameMessage {
                 if self.texts.is_empty() {
                     self.texts.reserve(buf.remaining());
                 }
-                if wire_type == WireType::LengthDelimited && self.take_short_move(buf) {
+                if wire_type == WireType::LengthDelimited && self.take_short_moves(buf) {
                     return Ok(());
                 }
                 let result = string::merge(wire_type, &mut self.decoding, buf, ctx);
@@ -308,6 +361,63 @@ mod tests {
                 Err(prost) => assert_eq!(ours.unwrap_err().to_string(), prost.to_string()),
             }
         }
+    }
+
+    /// A move that is not UTF-8 among others, where the moves are read
+    /// ahead together, is refused as prost refuses it.
+    #[test]
+    fn a_move_among_others_that_is_not_utf8_is_refused_as_prost_refuses_it() {
+        let moves = ["d1-d2", "e1-e2", "\u{e9}1-e2", "f1-f2"]
+            .map(str::to_owned)
+            .to_vec();
+        let mut bytes = pb::LegalMovesRequest {
+            game: Some(game_of(moves)),
+            square: String::new(),
+        }
+        .encode_to_vec();
+        let at = bytes.iter().position(|&byte| byte == 0xc3).unwrap();
+        bytes[at] = 0xff;
+        let ours = LegalMovesQuery::decode(bytes.as_slice()).unwrap_err();
+        let prost = pb::LegalMovesRequest::decode(bytes.as_slice()).unwrap_err();
+        assert_eq!(ours.to_string(), prost.to_string());
+    }
+
+    /// A field that looks like a move right after the game, in the request
+    /// itself, is no move of the game: the moves read ahead stop at the
+    /// game's end, and the field is what prost makes of it (unknown and
+    /// skipped in LegalMoves' request, a boolean of the wrong wire type in
+    /// ApplyMove's).
+    #[test]
+    fn the_moves_read_ahead_stop_at_the_games_end() {
+        let game = game_of(["d1-d2", "e1-e2"].map(str::to_owned).to_vec());
+        let mut legal = pb::LegalMovesRequest {
+            game: Some(game.clone()),
+            square: String::new(),
+        }
+        .encode_to_vec();
+        legal.extend_from_slice(&[MOVES_KEY, 5]);
+        legal.extend_from_slice(b"f1-f2");
+        let ours = LegalMovesQuery::decode(legal.as_slice()).unwrap();
+        let prost = pb::LegalMovesRequest::decode(legal.as_slice()).unwrap();
+        let prost_moves = prost.game.unwrap().moves;
+        assert!(
+            ours.game
+                .unwrap()
+                .move_texts()
+                .eq(prost_moves.iter().map(String::as_str))
+        );
+        assert_eq!(prost_moves.len(), 2);
+        let mut apply = pb::ApplyMoveRequest {
+            game: Some(game),
+            next_move: String::new(),
+            include_legal_moves: false,
+        }
+        .encode_to_vec();
+        apply.extend_from_slice(&[MOVES_KEY, 5]);
+        apply.extend_from_slice(b"f1-f2");
+        let ours = ApplyMoveQuery::decode(apply.as_slice()).unwrap_err();
+        let prost = pb::ApplyMoveRequest::decode(apply.as_slice()).unwrap_err();
+        assert_eq!(ours.to_string(), prost.to_string());
     }
 
     #[test]
