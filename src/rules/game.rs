@@ -292,7 +292,9 @@ impl Game {
     /// what it would do as [`Game::preview`] tells, in the order the service
     /// lists them ([`Position::legal_moves_by_file`]); none once the game is
     /// over, repetition included. A board UI asks for them every turn, so
-    /// the moves the generator made are not checked again.
+    /// the moves the generator made are not checked again, and those known
+    /// to be quiet before they are played (no capture, the game goes on,
+    /// the position new: nearly all) are not played out.
     pub fn previewed_moves(
         &self,
         from: Option<Square>,
