@@ -213,15 +213,21 @@ impl Position {
         u64::from(count)
     }
 
+    /// The empty squares one step east or west of `pieces` where any piece
+    /// may stop: each a move of theirs, found for all at once (those shifts
+    /// stay inside each rank's lane: the cheapest test of a side's moves).
+    #[inline(always)]
+    pub(crate) fn sideways_steps(&self, pieces: Bitboard) -> Bitboard {
+        (pieces.east() | pieces.west()) & self.geometry().soldier_stops.minus(self.occupied())
+    }
+
     /// Whether the side to move has a legal move, whatever the status says.
     #[inline(always)]
     pub(crate) fn has_legal_move(&self) -> bool {
         let occupied = self.occupied();
         let pieces = self.pieces(self.side_to_move);
-        let geometry = self.geometry();
-        // Almost always some piece can step east or west, where anyone may
-        // stop (those shifts stay inside each rank's lane: the cheapest).
-        if (pieces.east() | pieces.west()).intersects(geometry.soldier_stops.minus(occupied)) {
+        // Almost always some piece can step east or west.
+        if !self.sideways_steps(pieces).is_empty() {
             return true;
         }
         pieces.squares().any(|square| {

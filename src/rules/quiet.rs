@@ -44,7 +44,6 @@ impl Position {
         let geometry = self.geometry();
         let rules = self.variant.rules;
         let mover = self.side_to_move;
-        let occupied = self.occupied();
         // Captures (rules 3 and 4): the mover's first square is never the
         // hostile square beyond a victim, so these are known before the move.
         let mut arrivals = geometry
@@ -54,8 +53,7 @@ impl Position {
         // Rule 10: the opponent keeps a move if one of its pieces can still
         // step east or west onto a square any piece may stop on; the arrival
         // can close one such square, and the mover's first square opens one.
-        let opponent = self.pieces(mover.opponent());
-        let steps = (opponent.east() | opponent.west()) & geometry.soldier_stops.minus(occupied);
+        let steps = self.sideways_steps(self.pieces(mover.opponent()));
         match steps.len() {
             0 => arrivals = Bitboard::EMPTY,
             1 => arrivals = arrivals.minus(steps),
