@@ -493,8 +493,7 @@ fn run_case(case: &Case) -> Result<(), String> {
     // Every case's position before its last move (each capture rule, shieldwalls included).
     check_capturing_moves(game.position())?;
     // And every move's preview, as a board UI asks for it, the last move's too.
-    check_previews(&game)?;
-    let previews: Vec<_> = game.previewed_moves(None).collect();
+    let previews = check_previews(&game)?;
     match (&case.expected, game.play(last)) {
         (Expected::Error(wanted), Err(error)) => {
             let message = error.to_string();

@@ -3,9 +3,10 @@
 
 use tafl::rules::{Game, PlayedMove};
 
-/// `Err` names the first move whose preview among `previewed_moves` is not
-/// what `Game::preview` says of it alone, or the moves when the lists differ.
-pub fn check_previews(game: &Game) -> Result<(), String> {
+/// The previews of `previewed_moves`, checked; `Err` names the first move
+/// whose preview among them is not what `Game::preview` says of it alone,
+/// or the moves when the lists differ.
+pub fn check_previews(game: &Game) -> Result<Vec<PlayedMove>, String> {
     let previews: Vec<PlayedMove> = game.previewed_moves(None).collect();
     let legal = if game.status().is_over() {
         Vec::new()
@@ -20,7 +21,7 @@ pub fn check_previews(game: &Game) -> Result<(), String> {
             moves.len()
         ));
     }
-    for preview in previews {
+    for &preview in &previews {
         let alone = game.preview(preview.played).map_err(|e| e.to_string())?;
         if preview != alone {
             return Err(format!(
@@ -29,5 +30,5 @@ pub fn check_previews(game: &Game) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    Ok(previews)
 }
