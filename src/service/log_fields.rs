@@ -1,5 +1,6 @@
 //! How the log writes fields: as tracing-subscriber's default does, less the
-//! fields a call's span carries for the exported trace alone.
+//! fields a call's span carries for the exported trace alone, and without
+//! the formatting machinery for plain values.
 //!
 //! Each `tafl.v1` call's span (`rpc`, see [`telemetry`](super::telemetry))
 //! holds OpenTelemetry's attributes: its name and kind for the exporter,
@@ -8,6 +9,14 @@
 //! span's text when the span opened, for lines that nearly never come:
 //! some 6,000 instructions of every call, 2% of a LegalMoves call. A line
 //! logged inside a call still names it: `rpc{rpc.method="LegalMoves"}: …`.
+//!
+//! The fields that remain (a handler's variant and ply, the access line's
+//! method and code) are written as the default visitor writes them, but a
+//! number, a flag or a plain string goes out as text rather than through
+//! `write!` with its colour wrappers: about 1,000 instructions a field
+//! with tracing-subscriber's visitor, which wrote 8 of them a call. In
+//! colour (a terminal), and for the message, errors and raw names, the
+//! default visitor writes the field itself.
 
 use std::fmt;
 
@@ -28,34 +37,134 @@ fn trace_only(field: &Field) -> bool {
         || matches!(name, "rpc.system" | "rpc.service" | "rpc.grpc.status_code")
 }
 
-/// tracing-subscriber's own visitor, shown only the fields the log writes.
-struct LoggedFields<'w>(DefaultVisitor<'w>);
+/// Whether a string's `Debug` form is the string in quotes: printable
+/// ASCII with no quote or backslash to escape.
+fn quotes_alone(text: &str) -> bool {
+    text.bytes()
+        .all(|byte| matches!(byte, b' '..=b'~') && byte != b'"' && byte != b'\\')
+}
+
+/// The fields the log writes, in tracing-subscriber's default format:
+/// `name=value` with the value's `Debug`, a space between fields.
+struct LoggedFields<'w> {
+    writer: Writer<'w>,
+    /// No field has been written yet (none before either).
+    is_empty: bool,
+    result: fmt::Result,
+}
+
+impl<'w> LoggedFields<'w> {
+    fn new(writer: Writer<'w>, is_empty: bool) -> LoggedFields<'w> {
+        LoggedFields {
+            writer,
+            is_empty,
+            result: Ok(()),
+        }
+    }
+
+    /// Writes the separating space and `name=` of a field the log writes
+    /// plainly, and says whether it did: not for a field left out, after an
+    /// error, nor for one the default visitor must write (see the module).
+    fn plain_name(&mut self, field: &Field) -> bool {
+        let name = field.name();
+        if self.result.is_err()
+            || trace_only(field)
+            || self.writer.has_ansi_escapes()
+            || name == "message"
+            || name.starts_with("r#")
+            || name.starts_with("log.")
+        {
+            return false;
+        }
+        let space = if self.is_empty { "" } else { " " };
+        self.is_empty = false;
+        self.result = self
+            .writer
+            .write_str(space)
+            .and_then(|()| self.writer.write_str(name))
+            .and_then(|()| self.writer.write_str("="));
+        self.result.is_ok()
+    }
+
+    /// Writes a field with tracing-subscriber's own visitor, unless it is
+    /// left out.
+    fn with_default(&mut self, field: &Field, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
+        if self.result.is_err() || trace_only(field) {
+            return;
+        }
+        let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.is_empty);
+        record(&mut visitor);
+        self.result = visitor.finish();
+        // It writes every field but the `log.` ones that came from `log`.
+        self.is_empty &= field.name().starts_with("log.");
+    }
+
+    /// Writes a value's text after its name, if the name was written.
+    fn plain_value(&mut self, field: &Field, text: &str) -> bool {
+        if !self.plain_name(field) {
+            return false;
+        }
+        self.result = self.writer.write_str(text);
+        true
+    }
+}
 
 impl Visit for LoggedFields<'_> {
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if !self.plain_value(field, itoa::Buffer::new().format(value)) {
+            self.with_default(field, |visitor| visitor.record_i64(field, value));
+        }
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        if !self.plain_value(field, itoa::Buffer::new().format(value)) {
+            self.with_default(field, |visitor| visitor.record_u64(field, value));
+        }
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        let text = if value { "true" } else { "false" };
+        if !self.plain_value(field, text) {
+            self.with_default(field, |visitor| visitor.record_bool(field, value));
+        }
+    }
+
     fn record_str(&mut self, field: &Field, value: &str) {
-        if !trace_only(field) {
-            self.0.record_str(field, value);
+        if quotes_alone(value) && self.plain_name(field) {
+            self.result = self
+                .writer
+                .write_str("\"")
+                .and_then(|()| self.writer.write_str(value))
+                .and_then(|()| self.writer.write_str("\""));
+        } else {
+            self.with_default(field, |visitor| visitor.record_str(field, value));
         }
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        if !trace_only(field) {
-            self.0.record_error(field, value);
-        }
+        self.with_default(field, |visitor| visitor.record_error(field, value));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if !trace_only(field) {
-            self.0.record_debug(field, value);
+        if self.plain_name(field) {
+            self.result = write!(self.writer, "{value:?}");
+        } else {
+            self.with_default(field, |visitor| visitor.record_debug(field, value));
         }
+    }
+}
+
+impl VisitOutput<fmt::Result> for LoggedFields<'_> {
+    fn finish(self) -> fmt::Result {
+        self.result
     }
 }
 
 impl<'w> FormatFields<'w> for LogFields {
     fn format_fields<R: RecordFields>(&self, writer: Writer<'w>, fields: R) -> fmt::Result {
-        let mut visitor = LoggedFields(DefaultVisitor::new(writer, true));
+        let mut visitor = LoggedFields::new(writer, true);
         fields.record(&mut visitor);
-        visitor.0.finish()
+        visitor.finish()
     }
 
     /// Fields recorded later join the span's text, a space before them only
@@ -66,9 +175,9 @@ impl<'w> FormatFields<'w> for LogFields {
         fields: &tracing::span::Record<'_>,
     ) -> fmt::Result {
         let is_empty = current.fields.is_empty();
-        let mut visitor = LoggedFields(DefaultVisitor::new(current.as_writer(), is_empty));
+        let mut visitor = LoggedFields::new(current.as_writer(), is_empty);
         fields.record(&mut visitor);
-        visitor.0.finish()
+        visitor.finish()
     }
 }
 
@@ -101,6 +210,75 @@ mod tests {
 
         fn make_writer(&self) -> Lines {
             self.clone()
+        }
+    }
+
+    /// The lines that `log` writes through a formatter of `fields`, in
+    /// colour or not.
+    fn logged<F>(fields: F, ansi: bool, log: impl FnOnce()) -> String
+    where
+        F: for<'w> FormatFields<'w> + Send + Sync + 'static,
+    {
+        let lines = Lines::default();
+        let subscriber = tracing_subscriber::registry().with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(lines.clone())
+                .with_ansi(ansi)
+                .without_time()
+                .fmt_fields(fields),
+        );
+        tracing::subscriber::with_default(subscriber, log);
+        String::from_utf8(lines.0.lock().unwrap().clone()).unwrap()
+    }
+
+    /// Fields of every kind, in spans and events: the values written as
+    /// text and those that need escaping, formatting or colour.
+    fn fields_of_every_kind() {
+        let span = tracing::info_span!(
+            "LegalMoves",
+            variant = "copenhagen",
+            board_size = 11_u64,
+            ply = tracing::field::Empty,
+            moves = tracing::field::Empty,
+        );
+        let _entered = span.enter();
+        span.record("ply", 100_i64);
+        span.record("moves", -3_i64);
+        let error = std::io::Error::other("disk \"full\"");
+        tracing::info!(
+            plain = "text with spaces",
+            quoted = "say \"hi\"",
+            backslash = "a\\b",
+            control = "tab\there",
+            unicode = "sk\u{f6}ldr",
+            empty = "",
+            yes = true,
+            no = false,
+            small = i64::MIN,
+            large = u64::MAX,
+            float = 0.25_f64,
+            r#type = "raw",
+            display = %"shown as is",
+            debug = ?Some(1),
+            elapsed = format_args!("{:.3}", 1.5_f64),
+            %error,
+            "message with \"quotes\""
+        );
+        tracing::warn!(ply = 3);
+    }
+
+    #[test]
+    fn fields_are_written_as_the_default_visitor_writes_them() {
+        for ansi in [false, true] {
+            assert_eq!(
+                logged(LogFields, ansi, fields_of_every_kind),
+                logged(
+                    tracing_subscriber::fmt::format::DefaultFields::new(),
+                    ansi,
+                    fields_of_every_kind
+                ),
+                "in colour: {ansi}"
+            );
         }
     }
 
