@@ -24,6 +24,7 @@ mod config;
 mod error;
 mod exec;
 mod log_fields;
+mod log_time;
 pub mod telemetry;
 mod transport;
 

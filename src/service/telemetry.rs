@@ -44,6 +44,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::service::log_fields::LogFields;
+use crate::service::log_time::LogTime;
 use crate::service::transport::held_body::{Held, HeldBody};
 
 /// The environment variable the OpenTelemetry exporters read by convention.
@@ -121,6 +122,7 @@ pub fn init(endpoint: Option<&str>) -> Result<Telemetry, TelemetryError> {
         .with_writer(log_writer.clone())
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .fmt_fields(LogFields)
+        .with_timer(LogTime)
         .with_filter(filter);
     let Some(endpoint) = endpoint else {
         tracing_subscriber::registry().with(logs).try_init()?;
