@@ -9,6 +9,8 @@
 //! request as prost does. build.rs gives the generated server these
 //! requests; clients send the `pb::` messages as before.
 
+use std::ops::Range;
+
 use prost::bytes::{Buf, BufMut};
 use prost::encoding::{
     DecodeContext, WireType, encode_key, encode_varint, encoded_len_varint, key_len, message,
@@ -58,9 +60,11 @@ pub struct WithGame<M> {
 pub struct GameMessage {
     pub variant: Option<pb::Variant>,
     pub start: String,
-    /// Every move's text, one after the other; move `i` ends at `ends[i]`.
+    /// The moves' texts: runs of the request's bytes as they came (the
+    /// keys and lengths between the texts are ASCII), and the texts prost
+    /// decoded; move `i` is `texts[moves[i]]`.
     texts: String,
-    ends: Vec<usize>,
+    moves: Vec<Range<usize>>,
     /// The move being decoded.
     decoding: String,
     /// How many bytes the buffer has left once this game's are read, when
@@ -78,15 +82,11 @@ impl GameSent for GameMessage {
     }
 
     fn move_count(&self) -> usize {
-        self.ends.len()
+        self.moves.len()
     }
 
     fn move_texts(&self) -> impl Iterator<Item = &str> {
-        self.ends.iter().scan(0, |start, &end| {
-            let text = &self.texts[*start..end];
-            *start = end;
-            Some(text)
-        })
+        self.moves.iter().map(|text| &self.texts[text.clone()])
     }
 }
 
@@ -148,10 +148,10 @@ impl GameMessage {
     /// Takes the next move's text straight from the buffer when it is the
     /// common case (its length one byte, the whole text in the buffer's
     /// current chunk, UTF-8), and with it every move that follows it in the
-    /// same form inside the game, validated as UTF-8 all at once: the
-    /// per-field decoding and a validation call a move cost more than the
-    /// rest of its decoding. Anything else is left for prost's string
-    /// decoding, with its errors.
+    /// same form inside the game, validated as UTF-8 all at once and copied
+    /// as one run: the per-field decoding, a validation call and a copy a
+    /// move cost more than the rest of its decoding. Anything else is left
+    /// for prost's string decoding, with its errors.
     fn take_short_moves(&mut self, buf: &mut impl Buf) -> bool {
         let chunk = buf.chunk();
         let Some(&first) = chunk.first().filter(|&&len| len < 0x80) else {
@@ -183,19 +183,21 @@ impl GameMessage {
         // `taken`: the end of the last text taken; a move's length comes
         // right there for the first, after its key for the others.
         let (mut taken, mut length_at) = (0, 0);
+        let run_start = self.texts.len();
         while let Some(&len) = run.as_bytes().get(length_at) {
             let start = length_at + 1;
-            let Some(text) = run.get(start..start + usize::from(len)) else {
+            let end = start + usize::from(len);
+            if end > run.len() {
                 break;
-            };
-            self.texts.push_str(text);
-            self.ends.push(self.texts.len());
-            taken = start + text.len();
+            }
+            self.moves.push(run_start + start..run_start + end);
+            taken = end;
             length_at = taken + 1;
         }
         if taken == 0 {
             return false;
         }
+        self.texts.push_str(&run[..taken]);
         buf.advance(taken);
         true
     }
@@ -264,8 +266,9 @@ impl Message for GameMessage {
                 }
                 let result = string::merge(wire_type, &mut self.decoding, buf, ctx);
                 if result.is_ok() {
+                    let start = self.texts.len();
                     self.texts.push_str(&self.decoding);
-                    self.ends.push(self.texts.len());
+                    self.moves.push(start..self.texts.len());
                 }
                 ("moves", result)
             }
