@@ -64,7 +64,7 @@ pub struct GameMessage {
     /// keys and lengths between the texts are ASCII), and the texts prost
     /// decoded; move `i` is `texts[moves[i]]`.
     texts: String,
-    moves: Vec<Range<usize>>,
+    moves: Vec<Range<u32>>,
     /// The move being decoded.
     decoding: String,
     /// How many bytes the buffer has left once this game's are read, when
@@ -86,7 +86,9 @@ impl GameSent for GameMessage {
     }
 
     fn move_texts(&self) -> impl Iterator<Item = &str> {
-        self.moves.iter().map(|text| &self.texts[text.clone()])
+        self.moves
+            .iter()
+            .map(|text| &self.texts[text.start as usize..text.end as usize])
     }
 }
 
@@ -127,6 +129,12 @@ impl<M: GameFirst> Message for WithGame<M> {
         self.game = None;
         self.rest.clear();
     }
+}
+
+/// An offset into a game's texts, which hold no more than the request's
+/// bytes: a gRPC message is under 4 GiB (its length prefix has 32 bits).
+fn offset(at: usize) -> u32 {
+    u32::try_from(at).expect("a gRPC message is under 4 GiB")
 }
 
 /// The key of a move: field `MOVES`, length-delimited.
@@ -190,7 +198,8 @@ impl GameMessage {
             if end > run.len() {
                 break;
             }
-            self.moves.push(run_start + start..run_start + end);
+            self.moves
+                .push(offset(run_start + start)..offset(run_start + end));
             taken = end;
             length_at = taken + 1;
         }
@@ -257,18 +266,21 @@ impl Message for GameMessage {
             START => ("start", string::merge(wire_type, &mut self.start, buf, ctx)),
             MOVES => {
                 // Into the one buffer, made room for once: the rest of the
-                // request bounds the moves still to come.
+                // request bounds the moves still to come. Their ranges get
+                // room for moves of a typical length (`a1-a2`, its key and
+                // length: 7 bytes); more grow the list.
                 if self.texts.is_empty() {
                     self.texts.reserve(buf.remaining());
+                    self.moves.reserve(buf.remaining() / 7);
                 }
                 if wire_type == WireType::LengthDelimited && self.take_short_moves(buf) {
                     return Ok(());
                 }
                 let result = string::merge(wire_type, &mut self.decoding, buf, ctx);
                 if result.is_ok() {
-                    let start = self.texts.len();
+                    let start = offset(self.texts.len());
                     self.texts.push_str(&self.decoding);
-                    self.moves.push(start..self.texts.len());
+                    self.moves.push(start..offset(self.texts.len()));
                 }
                 ("moves", result)
             }
