@@ -20,6 +20,8 @@
 
 use std::fmt;
 
+use arrayvec::ArrayString;
+
 use tracing::field::{Field, Visit};
 use tracing_subscriber::field::{RecordFields, VisitOutput};
 use tracing_subscriber::fmt::FormatFields;
@@ -62,28 +64,41 @@ impl<'w> LoggedFields<'w> {
         }
     }
 
-    /// Writes the separating space and `name=` of a field the log writes
-    /// plainly, and says whether it did: not for a field left out, after an
-    /// error, nor for one the default visitor must write (see the module).
-    fn plain_name(&mut self, field: &Field) -> bool {
+    /// Whether the log writes a field plainly: not one left out, nor after
+    /// an error, nor one the default visitor must write (see the module).
+    fn writes_plainly(&self, field: &Field) -> bool {
         let name = field.name();
-        if self.result.is_err()
-            || trace_only(field)
-            || self.writer.has_ansi_escapes()
-            || name == "message"
-            || name.starts_with("r#")
-            || name.starts_with("log.")
-        {
+        self.result.is_ok()
+            && !trace_only(field)
+            && !self.writer.has_ansi_escapes()
+            && name != "message"
+            && !name.starts_with("r#")
+            && !name.starts_with("log.")
+    }
+
+    /// Writes the separating space, `name=` and what `value` writes, if
+    /// the field is written plainly, and says whether it was. The pieces are
+    /// gathered on the stack and reach the log's text in one: each piece
+    /// written there is a call through `dyn Write` and may grow its buffer.
+    fn plain(&mut self, field: &Field, value: impl Fn(&mut dyn fmt::Write) -> fmt::Result) -> bool {
+        if !self.writes_plainly(field) {
             return false;
         }
         let space = if self.is_empty { "" } else { " " };
         self.is_empty = false;
-        self.result = self
-            .writer
-            .write_str(space)
-            .and_then(|()| self.writer.write_str(name))
-            .and_then(|()| self.writer.write_str("="));
-        self.result.is_ok()
+        let whole = |out: &mut dyn fmt::Write| {
+            out.write_str(space)?;
+            out.write_str(field.name())?;
+            out.write_str("=")?;
+            value(out)
+        };
+        let mut gathered = ArrayString::<128>::new();
+        self.result = match whole(&mut gathered) {
+            Ok(()) => self.writer.write_str(&gathered),
+            // Too long for the stack.
+            Err(fmt::Error) => whole(&mut self.writer),
+        };
+        true
     }
 
     /// Writes a field with tracing-subscriber's own visitor, unless it is
@@ -98,45 +113,39 @@ impl<'w> LoggedFields<'w> {
         // It writes every field but the `log.` ones that came from `log`.
         self.is_empty &= field.name().starts_with("log.");
     }
-
-    /// Writes a value's text after its name, if the name was written.
-    fn plain_value(&mut self, field: &Field, text: &str) -> bool {
-        if !self.plain_name(field) {
-            return false;
-        }
-        self.result = self.writer.write_str(text);
-        true
-    }
 }
 
 impl Visit for LoggedFields<'_> {
     fn record_i64(&mut self, field: &Field, value: i64) {
-        if !self.plain_value(field, itoa::Buffer::new().format(value)) {
+        if !self.plain(field, |out| {
+            out.write_str(itoa::Buffer::new().format(value))
+        }) {
             self.with_default(field, |visitor| visitor.record_i64(field, value));
         }
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        if !self.plain_value(field, itoa::Buffer::new().format(value)) {
+        if !self.plain(field, |out| {
+            out.write_str(itoa::Buffer::new().format(value))
+        }) {
             self.with_default(field, |visitor| visitor.record_u64(field, value));
         }
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
         let text = if value { "true" } else { "false" };
-        if !self.plain_value(field, text) {
+        if !self.plain(field, |out| out.write_str(text)) {
             self.with_default(field, |visitor| visitor.record_bool(field, value));
         }
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
-        if quotes_alone(value) && self.plain_name(field) {
-            self.result = self
-                .writer
-                .write_str("\"")
-                .and_then(|()| self.writer.write_str(value))
-                .and_then(|()| self.writer.write_str("\""));
-        } else {
+        let quoted = |out: &mut dyn fmt::Write| {
+            out.write_str("\"")?;
+            out.write_str(value)?;
+            out.write_str("\"")
+        };
+        if !(quotes_alone(value) && self.plain(field, quoted)) {
             self.with_default(field, |visitor| visitor.record_str(field, value));
         }
     }
@@ -146,9 +155,7 @@ impl Visit for LoggedFields<'_> {
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if self.plain_name(field) {
-            self.result = write!(self.writer, "{value:?}");
-        } else {
+        if !self.plain(field, |out| write!(out, "{value:?}")) {
             self.with_default(field, |visitor| visitor.record_debug(field, value));
         }
     }
@@ -175,6 +182,10 @@ impl<'w> FormatFields<'w> for LogFields {
         fields: &tracing::span::Record<'_>,
     ) -> fmt::Result {
         let is_empty = current.fields.is_empty();
+        // Room for a few fields at once (a handler records its game's).
+        if is_empty {
+            current.fields.reserve(64);
+        }
         let mut visitor = LoggedFields::new(current.as_writer(), is_empty);
         fields.record(&mut visitor);
         visitor.finish()
@@ -252,6 +263,8 @@ mod tests {
             control = "tab\there",
             unicode = "sk\u{f6}ldr",
             empty = "",
+            long = "a move, and a move, and a move, and ".repeat(5).as_str(),
+            long_debug = ?"a debug value ".repeat(10),
             yes = true,
             no = false,
             small = i64::MIN,
