@@ -113,16 +113,9 @@ impl<M> WithLegalMoves<M> {
         let move_count = previewed.len();
         // About 24 bytes a move: most capture nothing.
         let mut moves = Vec::with_capacity(32 * move_count);
-        // Most moves leave the game going on: that status is encoded once.
-        let mut ongoing = Vec::new();
-        message::encode(
-            STATUS_AFTER,
-            &convert::status_to_proto(Status::Ongoing),
-            &mut ongoing,
-        );
         let mut text = String::new();
         for played in previewed {
-            put_move(tag, &played, &ongoing, &mut text, &mut moves);
+            put_move(tag, &played, &mut text, &mut moves);
         }
         WithLegalMoves {
             moves,
@@ -158,13 +151,13 @@ fn position_fields(game: &Game) -> Vec<u8> {
         &mut fields,
     );
     for square in position.attackers().iter() {
-        put_str(POSITION_ATTACKERS, square.name().as_bytes(), &mut fields);
+        put_name(POSITION_ATTACKERS, square, &mut fields);
     }
     for square in position.defenders().iter() {
-        put_str(POSITION_DEFENDERS, square.name().as_bytes(), &mut fields);
+        put_name(POSITION_DEFENDERS, square, &mut fields);
     }
     if let Some(king) = position.king() {
-        put_str(POSITION_KING, king.name().as_bytes(), &mut fields);
+        put_name(POSITION_KING, king, &mut fields);
     }
     put_number(
         POSITION_PLY,
@@ -184,13 +177,20 @@ fn put_number(tag: u32, value: u64, out: &mut Vec<u8>) {
 }
 
 /// One entry of field `tag`: its key, its length, and the `Move`'s fields
-/// in prost's order. `ongoing` is the encoded status of a game that goes on;
-/// `text` a buffer for the move's text.
-fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, out: &mut Vec<u8>) {
+/// in prost's order. `text` is a buffer for the move's text.
+#[inline(always)]
+fn put_move(tag: u32, played: &PlayedMove, text: &mut String, out: &mut Vec<u8>) {
     if played.captures.is_empty() && played.status == Status::Ongoing {
         put_quiet_move(tag, played.played, out);
-        return;
+    } else {
+        put_eventful_move(tag, played, text, out);
     }
+}
+
+/// [`put_move`] for a move that captures or ends the game, a few a reply:
+/// kept out of the loop that writes the others.
+#[inline(never)]
+fn put_eventful_move(tag: u32, played: &PlayedMove, text: &mut String, out: &mut Vec<u8>) {
     text.clear();
     MoveText {
         from: played.played.from,
@@ -207,7 +207,7 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
         .iter()
         .map(|square| str_len(CAPTURES, square.name().len()))
         .sum();
-    let status_len = status_after.map_or(ongoing.len(), |status| {
+    let status_len = status_after.map_or(ONGOING.len(), |status| {
         message::encoded_len(STATUS_AFTER, &status)
     });
     let len = str_len(FROM_SQUARE, from.len())
@@ -217,14 +217,14 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
         + status_len;
     put_key(tag, out);
     put_varint(len, out);
-    put_str(FROM_SQUARE, from.as_bytes(), out);
-    put_str(TO_SQUARE, to.as_bytes(), out);
+    put_name(FROM_SQUARE, played.played.from, out);
+    put_name(TO_SQUARE, played.played.to, out);
     put_str(TEXT, text.as_bytes(), out);
     for square in played.captures.iter() {
-        put_str(CAPTURES, square.name().as_bytes(), out);
+        put_name(CAPTURES, square, out);
     }
     match status_after {
-        None => out.extend_from_slice(ongoing),
+        None => out.extend_from_slice(&ONGOING),
         Some(status) => message::encode(STATUS_AFTER, &status, out),
     }
 }
@@ -234,6 +234,7 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
 /// squares' [`NameChunks`], 8 bytes a store, and copied once; its text
 /// `from-to` as [`MoveText`] writes it (the tests compare the bytes with
 /// prost's). Its keys and lengths are one byte each.
+#[inline(always)]
 fn put_quiet_move(tag: u32, mv: Move, out: &mut Vec<u8>) {
     let from = &NAME_CHUNKS[mv.from.index() as usize];
     let to = &NAME_CHUNKS[mv.to.index() as usize];
@@ -264,12 +265,14 @@ const ONGOING: [u8; 4] = [
 /// `GameStatus`'s field `result`.
 const GAME_STATUS_RESULT: u32 = 1;
 
-/// The pieces of a quiet move's entry that one of its squares gives, little
-/// endian, each a store's 8 bytes of which the first few count.
+/// The pieces of the fields that name a square, and of a quiet move's entry,
+/// that one square gives: little endian, each a store's 8 bytes of which
+/// the first few count.
 struct NameChunks {
     /// The name's length, 2 or 3.
     name_len: u8,
-    /// A square field without its key: a zero, the length, the name.
+    /// A field naming the square, without its key: a zero, the length, the
+    /// name.
     field: u64,
     /// As the square moved from, the text field's start: its key, its
     /// length less the other name's, the name and the dash.
@@ -362,6 +365,16 @@ const fn key(tag: u32) -> u8 {
 #[inline]
 fn str_len(tag: u32, len: usize) -> usize {
     key_len(tag) + encoded_len_varint(len as u64) + len
+}
+
+/// A string field holding a square's name, stored 8 bytes at once from
+/// its [`NameChunks`] and cut back to the field's.
+#[inline]
+fn put_name(tag: u32, square: Square, out: &mut Vec<u8>) {
+    let chunks = &NAME_CHUNKS[square.index() as usize];
+    let end = out.len() + 2 + usize::from(chunks.name_len);
+    out.extend_from_slice(&(chunks.field | u64::from(key(tag))).to_le_bytes());
+    out.truncate(end);
 }
 
 /// A string field: its key, its length, its bytes.
