@@ -69,7 +69,7 @@ impl Bitboard {
 
     /// Whether `square` is in the set.
     #[must_use]
-    pub const fn contains(self, square: Square) -> bool {
+    pub const fn contains(&self, square: Square) -> bool {
         let index = square.index();
         self.0[(index >> 6) as usize] >> (index & 63) & 1 != 0
     }

@@ -336,29 +336,35 @@ impl PositionText {
     /// Only those of `out`; a `String` has none.
     pub fn write_text<W: fmt::Write>(&self, out: &mut W) -> fmt::Result {
         let size = self.size.get();
+        let on_board = (1 << size) - 1;
         out.write_str("/")?;
         for rank in (0..size).rev() {
-            let mut empty = 0;
-            for file in 0..size {
-                let square = Square::new(file, rank).expect("within 13×13");
-                let piece = if self.attackers.contains(square) {
-                    't'
-                } else if self.defenders.contains(square) {
-                    'T'
-                } else if self.kings.contains(square) {
-                    'K'
-                } else {
-                    empty += 1;
-                    continue;
-                };
-                if empty > 0 {
-                    write_number(out, empty)?;
-                    empty = 0;
+            let (attackers, defenders) = (
+                self.attackers.rank_bits(rank),
+                self.defenders.rank_bits(rank),
+            );
+            // The rank's pieces found bit by bit, the empty squares between
+            // them counted at once rather than looked at one by one.
+            let mut pieces = (attackers | defenders | self.kings.rank_bits(rank)) & on_board;
+            let mut file = 0;
+            while pieces != 0 {
+                let piece_file = pieces.trailing_zeros() as u8;
+                if piece_file > file {
+                    write_number(out, piece_file - file)?;
                 }
+                let piece = if attackers >> piece_file & 1 != 0 {
+                    't'
+                } else if defenders >> piece_file & 1 != 0 {
+                    'T'
+                } else {
+                    'K'
+                };
                 out.write_char(piece)?;
+                pieces &= pieces - 1;
+                file = piece_file + 1;
             }
-            if empty > 0 {
-                write_number(out, empty)?;
+            if size > file {
+                write_number(out, size - file)?;
             }
             out.write_str("/")?;
         }

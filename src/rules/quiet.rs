@@ -21,11 +21,15 @@ pub(crate) struct QuietMoves {
     /// The mover's soldiers: the king's moves are never taken as quiet.
     soldiers: Bitboard,
     /// Where a soldier may arrive and be sure to capture nothing, to leave
-    /// the king uncaptured and the opponent a move, and to build no fort.
+    /// the king uncaptured and the opponent a move, to build no fort, and
+    /// to encircle no one.
     arrivals: Bitboard,
-    /// When an attacker's arrival may encircle the defenders (rule 8): the
-    /// attackers, and the arrivals that need a closer look.
-    sealing: Option<(Bitboard, Bitboard)>,
+    /// Where a soldier may arrive and be sure of all the above but the last:
+    /// an attacker arriving there may encircle the defenders (rule 8), so
+    /// the move needs a closer look. None when no arrival can encircle.
+    sealing_arrivals: Bitboard,
+    /// The attackers, whom that closer look moves.
+    attackers: Bitboard,
     piece: Piece,
     hash: u64,
     geometry: &'static Geometry,
@@ -59,7 +63,7 @@ impl Position {
             1 => arrivals = arrivals.minus(steps),
             _ => {}
         }
-        let mut sealing = None;
+        let mut sealing_arrivals = Bitboard::EMPTY;
         match mover {
             Side::Attackers => {
                 // Rule 5: only an attacker arriving next to the king takes him.
@@ -68,7 +72,7 @@ impl Position {
                     if self.escape_unproven {
                         arrivals = Bitboard::EMPTY;
                     }
-                    sealing = Some((self.attackers, self.squares_on_every_way_out()));
+                    sealing_arrivals = self.squares_on_every_way_out();
                 }
             }
             Side::Defenders => {
@@ -81,6 +85,9 @@ impl Position {
         if self.status.is_over() {
             arrivals = Bitboard::EMPTY;
         }
+        // Split once here, so that most moves pass one test of their arrival.
+        sealing_arrivals &= arrivals;
+        arrivals = arrivals.minus(sealing_arrivals);
         let (soldiers, piece) = match mover {
             Side::Attackers => (self.attackers, Piece::Attacker),
             Side::Defenders => (self.defenders, Piece::Defender),
@@ -88,7 +95,8 @@ impl Position {
         QuietMoves {
             soldiers,
             arrivals,
-            sealing,
+            sealing_arrivals,
+            attackers: self.attackers,
             piece,
             hash: self.hash ^ side_key(Side::Defenders),
             geometry,
@@ -139,11 +147,11 @@ impl QuietMoves {
     #[inline(always)]
     pub(crate) fn contains(&self, mv: Move) -> bool {
         self.soldiers.contains(mv.from)
-            && self.arrivals.contains(mv.to)
-            && self.sealing.is_none_or(|(attackers, closer_look)| {
-                let after = attackers.without(mv.from).with(mv.to);
-                !closer_look.contains(mv.to) || !may_have_sealed(self.geometry, after, mv.to)
-            })
+            && (self.arrivals.contains(mv.to)
+                || self.sealing_arrivals.contains(mv.to) && {
+                    let after = self.attackers.without(mv.from).with(mv.to);
+                    !may_have_sealed(self.geometry, after, mv.to)
+                })
     }
 
     /// The hash of the position after the quiet move `mv`, as playing it

@@ -19,7 +19,7 @@ use prost::encoding::{
 use prost::{DecodeError, Message};
 
 use super::convert;
-use crate::rules::{Game, Move, MoveText, PlayedMove, Square, SquareName, Status};
+use crate::rules::{Game, Move, MoveText, PlayedMove, Square, Status};
 use crate::service::pb;
 
 /// `Move`'s field numbers (proto/tafl/v1/tafl.proto).
@@ -111,18 +111,12 @@ impl<M> WithLegalMoves<M> {
     fn listing(self, tag: u32, game: &Game, square: Option<Square>) -> WithLegalMoves<M> {
         let previewed = game.previewed_moves(square);
         let move_count = previewed.len();
-        // About 24 bytes a move: most capture nothing.
+        // 21 to 25 bytes a quiet move, nearly every one, each appended 32 at
+        // once and cut back: room for all without growing.
         let mut moves = Vec::with_capacity(32 * move_count);
-        // Most moves leave the game going on: that status is encoded once.
-        let mut ongoing = Vec::new();
-        message::encode(
-            STATUS_AFTER,
-            &convert::status_to_proto(Status::Ongoing),
-            &mut ongoing,
-        );
         let mut text = String::new();
         for played in previewed {
-            put_move(tag, &played, &ongoing, &mut text, &mut moves);
+            put_move(tag, &played, &mut text, &mut moves);
         }
         WithLegalMoves {
             moves,
@@ -158,13 +152,13 @@ fn position_fields(game: &Game) -> Vec<u8> {
         &mut fields,
     );
     for square in position.attackers().iter() {
-        put_str(POSITION_ATTACKERS, square.name().as_bytes(), &mut fields);
+        put_name(POSITION_ATTACKERS, square, &mut fields);
     }
     for square in position.defenders().iter() {
-        put_str(POSITION_DEFENDERS, square.name().as_bytes(), &mut fields);
+        put_name(POSITION_DEFENDERS, square, &mut fields);
     }
     if let Some(king) = position.king() {
-        put_str(POSITION_KING, king.name().as_bytes(), &mut fields);
+        put_name(POSITION_KING, king, &mut fields);
     }
     put_number(
         POSITION_PLY,
@@ -184,13 +178,20 @@ fn put_number(tag: u32, value: u64, out: &mut Vec<u8>) {
 }
 
 /// One entry of field `tag`: its key, its length, and the `Move`'s fields
-/// in prost's order. `ongoing` is the encoded status of a game that goes on;
-/// `text` a buffer for the move's text.
-fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, out: &mut Vec<u8>) {
+/// in prost's order. `text` is a buffer for the move's text.
+#[inline(always)]
+fn put_move(tag: u32, played: &PlayedMove, text: &mut String, out: &mut Vec<u8>) {
     if played.captures.is_empty() && played.status == Status::Ongoing {
-        put_quiet_move(tag, played.played, ongoing, out);
-        return;
+        put_quiet_move(tag, played.played, out);
+    } else {
+        put_eventful_move(tag, played, text, out);
     }
+}
+
+/// [`put_move`] for a move that captures or ends the game, a few a reply:
+/// kept out of the loop that writes the others.
+#[inline(never)]
+fn put_eventful_move(tag: u32, played: &PlayedMove, text: &mut String, out: &mut Vec<u8>) {
     text.clear();
     MoveText {
         from: played.played.from,
@@ -207,7 +208,7 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
         .iter()
         .map(|square| str_len(CAPTURES, square.name().len()))
         .sum();
-    let status_len = status_after.map_or(ongoing.len(), |status| {
+    let status_len = status_after.map_or(ONGOING.len(), |status| {
         message::encoded_len(STATUS_AFTER, &status)
     });
     let len = str_len(FROM_SQUARE, from.len())
@@ -217,91 +218,140 @@ fn put_move(tag: u32, played: &PlayedMove, ongoing: &[u8], text: &mut String, ou
         + status_len;
     put_key(tag, out);
     put_varint(len, out);
-    put_str(FROM_SQUARE, from.as_bytes(), out);
-    put_str(TO_SQUARE, to.as_bytes(), out);
+    put_name(FROM_SQUARE, played.played.from, out);
+    put_name(TO_SQUARE, played.played.to, out);
     put_str(TEXT, text.as_bytes(), out);
     for square in played.captures.iter() {
-        put_str(CAPTURES, square.name().as_bytes(), out);
+        put_name(CAPTURES, square, out);
     }
     match status_after {
-        None => out.extend_from_slice(ongoing),
+        None => out.extend_from_slice(&ONGOING),
         Some(status) => message::encode(STATUS_AFTER, &status, out),
     }
 }
 
 /// [`put_move`] for a move that captures nothing and leaves the game going
-/// on, nearly every move: its entry is written on the stack and copied
-/// once, its text `from-to` as [`MoveText`] writes it (the tests compare the
-/// bytes with prost's). Its keys and lengths are one byte each.
-fn put_quiet_move(tag: u32, mv: Move, ongoing: &[u8], out: &mut Vec<u8>) {
-    let (from, to) = (mv.from.name(), mv.to.name());
-    let text_len = from.len() + 1 + to.len();
-    let len = 2 + from.len() + 2 + to.len() + 2 + text_len + ongoing.len();
+/// on, nearly every move: its entry is put together on the stack from its
+/// squares' [`NameChunks`], 8 bytes a store, and copied once; its text
+/// `from-to` as [`MoveText`] writes it (the tests compare the bytes with
+/// prost's). Its keys and lengths are one byte each.
+#[inline(always)]
+fn put_quiet_move(tag: u32, mv: Move, out: &mut Vec<u8>) {
+    let from = &NAME_CHUNKS[mv.from.index() as usize];
+    let to = &NAME_CHUNKS[mv.to.index() as usize];
+    let (from_len, to_len) = (usize::from(from.name_len), usize::from(to.name_len));
+    let text_len = from_len + 1 + to_len;
+    let len = 2 + from_len + 2 + to_len + 2 + text_len + ONGOING.len();
     let mut entry = Entry::default();
-    entry.byte(key(tag));
-    entry.byte(len as u8);
-    entry.byte(key(FROM_SQUARE));
-    entry.byte(from.len() as u8);
-    entry.name(from);
-    entry.byte(key(TO_SQUARE));
-    entry.byte(to.len() as u8);
-    entry.name(to);
-    entry.byte(key(TEXT));
-    entry.byte(text_len as u8);
-    entry.name(from);
-    entry.byte(b'-');
-    entry.name(to);
-    entry.bytes(ongoing);
+    entry.put(
+        u64::from(key(tag)) | (len as u64) << 8 | (from.field | u64::from(key(FROM_SQUARE))) << 16,
+        2 + 2 + from_len,
+    );
+    entry.put(to.field | u64::from(key(TO_SQUARE)), 2 + to_len);
+    entry.put(from.text_start + ((to_len as u64) << 8), 3 + from_len);
+    entry.put(to.text_end, to_len + ONGOING.len());
     entry.append_to(out);
 }
 
-/// A quiet move's entry as it is written: bytes on the stack and how many
-/// are written, kept in registers (bytes stored into a Vec could be its
-/// own length for all the compiler knows, so each push reads it again).
+/// `status_after` of a move that leaves the game going on, as prost
+/// encodes [`convert::status_to_proto`]'s status: the key, the length, and
+/// the one field that is not zero, `result` (a test compares them).
+const ONGOING: [u8; 4] = [
+    key(STATUS_AFTER),
+    2,
+    (GAME_STATUS_RESULT << 3) as u8 | WireType::Varint as u8,
+    pb::GameResult::Ongoing as u8,
+];
+
+/// `GameStatus`'s field `result`.
+const GAME_STATUS_RESULT: u32 = 1;
+
+/// The pieces of the fields that name a square, and of a quiet move's entry,
+/// that one square gives: little endian, each a store's 8 bytes of which
+/// the first few count.
+struct NameChunks {
+    /// The name's length, 2 or 3.
+    name_len: u8,
+    /// A field naming the square, without its key: a zero, the length, the
+    /// name.
+    field: u64,
+    /// As the square moved from, the text field's start: its key, its
+    /// length less the other name's, the name and the dash.
+    text_start: u64,
+    /// As the square moved to, the rest of the entry: the name ending the
+    /// text, then [`ONGOING`].
+    text_end: u64,
+}
+
+/// Every square's [`NameChunks`], by [`Square::index`] (a byte: no bound
+/// check); those off every board are never read.
+static NAME_CHUNKS: [NameChunks; 256] = {
+    const NONE: NameChunks = NameChunks {
+        name_len: 0,
+        field: 0,
+        text_start: 0,
+        text_end: 0,
+    };
+    let [status_key, status_len, result_key, result] = ONGOING;
+    let status = u64::from_le_bytes([status_key, status_len, result_key, result, 0, 0, 0, 0]);
+    let mut chunks = [NONE; 256];
+    let mut index = 0;
+    while index < chunks.len() {
+        let name = Square::from_index(index as u32).name();
+        let [first, second, third] = name.padded();
+        let name_bytes = u64::from_le_bytes([first, second, third, 0, 0, 0, 0, 0]);
+        let len = name.len() as u64;
+        chunks[index] = NameChunks {
+            name_len: len as u8,
+            field: len << 8 | name_bytes << 16,
+            text_start: key(TEXT) as u64
+                | (len + 1) << 8
+                | name_bytes << 16
+                | (b'-' as u64) << (8 * (2 + len)),
+            text_end: name_bytes | status << (8 * len),
+        };
+        index += 1;
+    }
+    chunks
+};
+
+/// A quiet move's entry as it is put together: bytes on the stack and how
+/// many are written, kept in registers (bytes stored into a Vec could be
+/// its own length for all the compiler knows, so each push reads it again).
 struct Entry {
-    bytes: [u8; 48],
+    /// At most 25 bytes an entry; room for a store's 8 at any end below 32.
+    bytes: [u8; 40],
     len: usize,
 }
 
 impl Default for Entry {
     fn default() -> Entry {
         Entry {
-            bytes: [0; 48],
+            bytes: [0; 40],
             len: 0,
         }
     }
 }
 
 impl Entry {
+    /// Stores the 8 bytes of `chunk` at the end, of which `len` count (the
+    /// rest the next store overwrites). The end stays below 32, so masking
+    /// it changes nothing but shows the compiler the store fits, without a
+    /// bound check.
     #[inline(always)]
-    fn byte(&mut self, byte: u8) {
-        self.bytes[self.len] = byte;
-        self.len += 1;
+    fn put(&mut self, chunk: u64, len: usize) {
+        let at = self.len % 32;
+        self.bytes[at..at + 8].copy_from_slice(&chunk.to_le_bytes());
+        self.len += len;
     }
 
-    /// A name's three bytes, then back over those it does not have.
-    #[inline(always)]
-    fn name(&mut self, name: SquareName) {
-        self.bytes[self.len..self.len + 3].copy_from_slice(&name.padded());
-        self.len += name.len();
-    }
-
-    /// A few bytes (an encoded status), one by one rather than through
-    /// `memcpy`.
-    #[inline(always)]
-    fn bytes(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.byte(byte);
-        }
-    }
-
-    /// Appends the bytes written: all 48 copied at once (a copy of a
+    /// Appends the bytes written: the first 32 copied at once (a copy of a
     /// length known only at run time is a call to `memcpy`, slow for so
     /// few bytes), the rest cut off again.
     #[inline(always)]
     fn append_to(&self, out: &mut Vec<u8>) {
         let end = out.len() + self.len;
-        out.extend_from_slice(&self.bytes);
+        out.extend_from_slice(&self.bytes[..32]);
         out.truncate(end);
     }
 }
@@ -316,6 +366,16 @@ const fn key(tag: u32) -> u8 {
 #[inline]
 fn str_len(tag: u32, len: usize) -> usize {
     key_len(tag) + encoded_len_varint(len as u64) + len
+}
+
+/// A string field holding a square's name, stored 8 bytes at once from
+/// its [`NameChunks`] and cut back to the field's.
+#[inline]
+fn put_name(tag: u32, square: Square, out: &mut Vec<u8>) {
+    let chunks = &NAME_CHUNKS[square.index() as usize];
+    let end = out.len() + 2 + usize::from(chunks.name_len);
+    out.extend_from_slice(&(chunks.field | u64::from(key(tag))).to_le_bytes());
+    out.truncate(end);
 }
 
 /// A string field: its key, its length, its bytes.
