@@ -6,7 +6,7 @@ use super::side::Side;
 use super::square::Square;
 
 /// One step east, west, north and south, in bit indices.
-pub(crate) const STEPS: [i32; 4] = [1, -1, 16, -16];
+const STEPS: [i32; 4] = [1, -1, 16, -16];
 
 impl Position {
     /// The squares hostile to the pieces of the side not to move (rule 2):
@@ -40,6 +40,7 @@ impl Position {
     #[inline(always)]
     pub(crate) fn captures_after(&self, to: Square) -> Bitboard {
         let victims = self.victims();
+        let around = Bitboard::neighbours_of(to);
         // A victim one step from `to` with a hostile square one step
         // beyond, tested bit by bit: a step east or west off the board lands
         // in the padding files and one north or south off the 256 bits,
@@ -53,7 +54,12 @@ impl Position {
             }
         }
         let geometry = self.geometry();
-        if self.variant.rules.has_shieldwall() && geometry.edge.minus(geometry.corners).contains(to)
+        // A wall's run starts next to `to`, on the edge.
+        if self.variant.rules.has_shieldwall()
+            && geometry.edge.minus(geometry.corners).contains(to)
+            && self
+                .pieces(self.side_to_move.opponent())
+                .intersects(around & geometry.edge)
         {
             captures |= self.shieldwall_captures(to);
         }

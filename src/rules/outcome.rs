@@ -2,7 +2,6 @@
 //! (docs/RULES.md rules 5-10).
 
 use super::bitboard::Bitboard;
-use super::capture::STEPS;
 use super::piece::Piece;
 use super::position::Position;
 use super::side::Side;
@@ -94,12 +93,12 @@ impl Position {
     /// him (rule 5; Tablut's edge-assisted form).
     #[inline(always)]
     fn captured_king(&self, to: Square) -> Option<Square> {
-        let king = self.king.first()?;
-        if !STEPS.contains(&(king.index() as i32 - to.index() as i32)) {
+        if !self.king.intersects(Bitboard::neighbours_of(to)) {
             return None;
         }
+        let king = self.king.first()?;
         let geometry = self.geometry();
-        let around = Bitboard::from_square(king).neighbours() & geometry.board;
+        let around = Bitboard::neighbours_of(king) & geometry.board;
         let throne = Bitboard::from_square(geometry.throne);
         // The throne is empty: only the king may stand there.
         let sides = if !self.variant.rules.edge_shields_king() {
