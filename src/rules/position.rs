@@ -529,9 +529,12 @@ impl Position {
     #[inline(always)]
     fn play_judged<const JUDGE_NO_MOVES: bool>(&mut self, mv: Move) -> Bitboard {
         let mover = self.side_to_move;
-        let piece = self
-            .piece_at(mv.from)
-            .expect("play_unchecked: no piece on the move's first square");
+        // A legal move's piece is the mover's: only the defenders need a look.
+        let piece = match mover {
+            Side::Attackers => Piece::Attacker,
+            Side::Defenders if self.king.contains(mv.from) => Piece::King,
+            Side::Defenders => Piece::Defender,
+        };
         self.toggle_piece(piece, mv.from);
         self.toggle_piece(piece, mv.to);
         let captures = self.captures_after(mv.to);
