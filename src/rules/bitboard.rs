@@ -175,12 +175,6 @@ impl Bitboard {
         (self.0[(rank >> 2) as usize] >> ((rank & 3) * 16)) as u32 & 0xffff
     }
 
-    /// Flips one square (adds it if absent, removes it if present).
-    #[inline(always)]
-    pub(crate) fn toggle(&mut self, square: Square) {
-        *self ^= Bitboard::from_square(square);
-    }
-
     /// Every square moved one rank up; the top rank falls off.
     #[inline(always)]
     pub(crate) const fn north(self) -> Bitboard {

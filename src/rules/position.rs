@@ -384,20 +384,43 @@ impl Position {
     /// Adds or removes one piece, keeping the hash and the transposed board.
     #[inline(always)]
     pub(crate) fn toggle_piece(&mut self, piece: Piece, square: Square) {
-        let transposed = transpose(square);
+        self.toggle_pieces(
+            piece,
+            Bitboard::from_square(square),
+            Bitboard::from_square(square.transposed()),
+            piece_key(piece, square),
+        );
+    }
+
+    /// Moves a piece from `from` to the empty square `to`: both squares
+    /// toggled at once.
+    #[inline(always)]
+    fn move_piece(&mut self, piece: Piece, from: Square, to: Square) {
+        self.toggle_pieces(
+            piece,
+            Bitboard::from_square(from) | Bitboard::from_square(to),
+            Bitboard::from_square(from.transposed()) | Bitboard::from_square(to.transposed()),
+            piece_key(piece, from) ^ piece_key(piece, to),
+        );
+    }
+
+    /// Flips `squares` for `piece`, given the same squares transposed and
+    /// the XOR of their keys.
+    #[inline(always)]
+    fn toggle_pieces(&mut self, piece: Piece, squares: Bitboard, transposed: Bitboard, keys: u64) {
         match piece {
             Piece::Attacker => {
-                self.attackers.toggle(square);
-                self.attackers_by_file.toggle(transposed);
+                self.attackers ^= squares;
+                self.attackers_by_file ^= transposed;
             }
             Piece::Defender => {
-                self.defenders.toggle(square);
-                self.defenders_by_file.toggle(transposed);
+                self.defenders ^= squares;
+                self.defenders_by_file ^= transposed;
             }
-            Piece::King => self.king.toggle(square),
+            Piece::King => self.king ^= squares,
         }
-        self.occupied_by_file.toggle(transposed);
-        self.hash ^= piece_key(piece, square);
+        self.occupied_by_file ^= transposed;
+        self.hash ^= keys;
     }
 
     /// The kind of piece on `square`, if any.
@@ -535,8 +558,7 @@ impl Position {
             Side::Defenders if self.king.contains(mv.from) => Piece::King,
             Side::Defenders => Piece::Defender,
         };
-        self.toggle_piece(piece, mv.from);
-        self.toggle_piece(piece, mv.to);
+        self.move_piece(piece, mv.from, mv.to);
         let captures = self.captures_after(mv.to);
         let victim = match mover {
             Side::Attackers => Piece::Defender,
@@ -553,12 +575,6 @@ impl Position {
             self.status_after::<JUDGE_NO_MOVES>(mover, piece, mv.to, !captures.is_empty());
         captures
     }
-}
-
-/// The square with file and rank swapped, for the transposed board.
-#[inline(always)]
-pub(crate) fn transpose(square: Square) -> Square {
-    Square::new(square.rank(), square.file()).expect("a square transposes onto the board")
 }
 
 impl From<&Position> for PositionText {

@@ -56,6 +56,13 @@ impl Square {
         self.0 >> 4
     }
 
+    /// The square with file and rank swapped, on the transposed board.
+    #[inline(always)]
+    pub(crate) const fn transposed(self) -> Square {
+        // Both below 13, so the swap is a square: the nibbles rotated.
+        Square(self.0.rotate_left(4))
+    }
+
     /// The square's number on a board of `size` squares a side, rank by rank: `rank × size +
     /// file` (the numbering of the network's inputs and of the training data's boards; a bitboard
     /// leaves 16 a rank).
