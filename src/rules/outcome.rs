@@ -137,20 +137,23 @@ impl Position {
     /// touches, walled by defenders the attackers can never break.
     #[inline(always)]
     fn king_in_exit_fort(&self) -> bool {
-        // Off the edge (nearly always) the king is in no fort.
-        self.king.intersects(self.geometry().edge) && self.king_in_exit_fort_on_edge()
+        // Off the edge (nearly always) the king is in no fort, and an
+        // attacker next to him (mostly, when he is on it) breaks any.
+        self.king.intersects(self.geometry().edge)
+            && self
+                .king
+                .first()
+                .is_some_and(|king| !self.attackers.intersects(Bitboard::neighbours_of(king)))
+            && self.king_in_exit_fort_on_edge()
     }
 
-    /// Rule 7 for a king on the edge.
+    /// Rule 7 for a king on the edge with no attacker next to him.
     fn king_in_exit_fort_on_edge(&self) -> bool {
         let geometry = self.geometry();
         let empty = geometry.board.minus(self.occupied());
-        // An attacker next to the king or his space breaks the fort: the
-        // flood stops as soon as it reaches one, which is nearly always soon.
+        // An attacker next to the king's space breaks the fort: the flood
+        // stops as soon as it reaches one, which is nearly always soon.
         let next_to_attackers = self.attackers.neighbours();
-        if self.king.intersects(next_to_attackers) {
-            return false;
-        }
         let mut space = self.king.neighbours() & empty;
         if space.is_empty() {
             return false;
