@@ -457,14 +457,24 @@ impl Position {
     /// path of [`Position::check`].
     #[inline(always)]
     fn reaches(&self, mv: Move) -> bool {
-        if self.status.is_over() || !self.pieces(self.side_to_move).contains(mv.from) {
+        if self.status.is_over() {
             return false;
         }
+        // Each set is read where it stands, none built whole.
         let is_king = self.king.contains(mv.from);
+        let is_mover = match self.side_to_move {
+            Side::Attackers => self.attackers.contains(mv.from),
+            Side::Defenders => is_king || self.defenders.contains(mv.from),
+        };
+        if !is_mover {
+            return false;
+        }
         let (file, rank) = (mv.from.file(), mv.from.rank());
         // Only the line the move runs along is looked at.
         if rank == mv.to.rank() {
-            let pieces = self.occupied().rank_bits(rank);
+            let pieces = self.attackers.rank_bits(rank)
+                | self.defenders.rank_bits(rank)
+                | self.king.rank_bits(rank);
             self.reach_in_line(pieces, file, rank, is_king) >> mv.to.file() & 1 != 0
         } else if file == mv.to.file() {
             let pieces = self.occupied_by_file.rank_bits(file);
