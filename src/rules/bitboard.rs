@@ -35,6 +35,18 @@ const SINGLE_SQUARES: [Bitboard; 256] = {
     sets
 };
 
+/// The orthogonal neighbours of each square, by square index, unmasked as
+/// [`Bitboard::neighbours`] gives them.
+const NEIGHBOURS: [Bitboard; 256] = {
+    let mut sets = [Bitboard::EMPTY; 256];
+    let mut index = 0;
+    while index < 256 {
+        sets[index] = SINGLE_SQUARES[index].neighbours();
+        index += 1;
+    }
+    sets
+};
+
 impl Bitboard {
     /// No squares.
     pub const EMPTY: Bitboard = Bitboard([0; 4]);
@@ -47,6 +59,13 @@ impl Bitboard {
         // written word by word and read back whole at once stalls the load
         // (the profile of a replay showed it).
         SINGLE_SQUARES[square.index() as usize]
+    }
+
+    /// The orthogonal neighbours of `square`, read from a table (unmasked:
+    /// a square on the board's edge has some off it).
+    #[inline(always)]
+    pub(crate) const fn neighbours_of(square: Square) -> Bitboard {
+        NEIGHBOURS[square.index() as usize]
     }
 
     /// This set with `square` added.
@@ -154,12 +173,6 @@ impl Bitboard {
     #[inline(always)]
     pub(crate) const fn rank_bits(self, rank: u8) -> u32 {
         (self.0[(rank >> 2) as usize] >> ((rank & 3) * 16)) as u32 & 0xffff
-    }
-
-    /// Flips one square (adds it if absent, removes it if present).
-    #[inline(always)]
-    pub(crate) fn toggle(&mut self, square: Square) {
-        *self ^= Bitboard::from_square(square);
     }
 
     /// Every square moved one rank up; the top rank falls off.

@@ -423,11 +423,12 @@ impl<'t, T: Iterator<Item = &'t str>> Routine for Replay<'_, T> {
     type Output = Result<(), GameError>;
 
     #[inline(always)]
-    fn run(self) -> Result<(), GameError> {
-        for text in self.texts {
-            self.game.play_text(text)?;
-        }
-        Ok(())
+    fn run(mut self) -> Result<(), GameError> {
+        // Driven from inside the iterator (`try_for_each`, not a `for`
+        // loop): a caller's chain of adapters then compiles into this
+        // build's loop instead of being called once a move.
+        self.texts
+            .try_for_each(|text| self.game.play_text(text).map(drop))
     }
 }
 

@@ -87,6 +87,17 @@ impl FromStr for MoveText {
     // back from memory it has only just written.
     #[inline(always)]
     fn from_str(text: &str) -> Result<MoveText, ParseMoveError> {
+        // Most moves of a game are two short names and a dash, read at once.
+        if let [from_file, from_rank, b'-', to_file, to_rank] = *text.as_bytes()
+            && let Some(from) = Square::from_short_name(from_file, from_rank)
+            && let Some(to) = Square::from_short_name(to_file, to_rank)
+        {
+            return Ok(MoveText {
+                from,
+                to,
+                captures: None,
+            });
+        }
         if text.is_empty() {
             return Err(ParseMoveError::Empty);
         }

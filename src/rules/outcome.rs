@@ -2,7 +2,6 @@
 //! (docs/RULES.md rules 5-10).
 
 use super::bitboard::Bitboard;
-use super::capture::STEPS;
 use super::piece::Piece;
 use super::position::Position;
 use super::side::Side;
@@ -94,12 +93,12 @@ impl Position {
     /// him (rule 5; Tablut's edge-assisted form).
     #[inline(always)]
     fn captured_king(&self, to: Square) -> Option<Square> {
-        let king = self.king.first()?;
-        if !STEPS.contains(&(king.index() as i32 - to.index() as i32)) {
+        if !self.king.intersects(Bitboard::neighbours_of(to)) {
             return None;
         }
+        let king = self.king.first()?;
         let geometry = self.geometry();
-        let around = Bitboard::from_square(king).neighbours() & geometry.board;
+        let around = Bitboard::neighbours_of(king) & geometry.board;
         let throne = Bitboard::from_square(geometry.throne);
         // The throne is empty: only the king may stand there.
         let sides = if !self.variant.rules.edge_shields_king() {
@@ -138,20 +137,23 @@ impl Position {
     /// touches, walled by defenders the attackers can never break.
     #[inline(always)]
     fn king_in_exit_fort(&self) -> bool {
-        // Off the edge (nearly always) the king is in no fort.
-        self.king.intersects(self.geometry().edge) && self.king_in_exit_fort_on_edge()
+        // Off the edge (nearly always) the king is in no fort, and an
+        // attacker next to him (mostly, when he is on it) breaks any.
+        self.king.intersects(self.geometry().edge)
+            && self
+                .king
+                .first()
+                .is_some_and(|king| !self.attackers.intersects(Bitboard::neighbours_of(king)))
+            && self.king_in_exit_fort_on_edge()
     }
 
-    /// Rule 7 for a king on the edge.
+    /// Rule 7 for a king on the edge with no attacker next to him.
     fn king_in_exit_fort_on_edge(&self) -> bool {
         let geometry = self.geometry();
         let empty = geometry.board.minus(self.occupied());
-        // An attacker next to the king or his space breaks the fort: the
-        // flood stops as soon as it reaches one, which is nearly always soon.
+        // An attacker next to the king's space breaks the fort: the flood
+        // stops as soon as it reaches one, which is nearly always soon.
         let next_to_attackers = self.attackers.neighbours();
-        if self.king.intersects(next_to_attackers) {
-            return false;
-        }
         let mut space = self.king.neighbours() & empty;
         if space.is_empty() {
             return false;
@@ -199,35 +201,51 @@ pub(super) fn may_have_sealed(geometry: &Geometry, attackers: Bitboard, to: Squa
     if geometry.edge.contains(to) {
         return true;
     }
-    let open = geometry.board.minus(attackers);
-    // Off the edge, all eight neighbours are on the board.
-    let row = |rank: u8| open.rank_bits(rank) >> (to.file() - 1) & 0b111;
-    let (below, level, above) = (row(to.rank() - 1), row(to.rank()), row(to.rank() + 1));
-    // Clockwise from north: N NE E SE S SW W NW, orthogonal ones even.
-    let ring = (above >> 1 & 1)
-        | (above >> 2 & 1) << 1
-        | (level >> 2 & 1) << 2
-        | (below >> 2 & 1) << 3
-        | (below >> 1 & 1) << 4
-        | (below & 1) << 5
-        | (level & 1) << 6
-        | (above & 1) << 7;
-    !ONE_OPEN_ARC[ring as usize]
+    // Off the edge, all eight neighbours are on the board: the attackers'
+    // 3×3 window around `to`, three bits a rank from the one below, is
+    // looked up whole.
+    let row = |rank: u8| attackers.rank_bits(rank) >> (to.file() - 1) & 0b111;
+    let window = row(to.rank() - 1) | row(to.rank()) << 3 | row(to.rank() + 1) << 6;
+    SEALING_WINDOWS[window as usize]
 }
 
-/// For each ring of eight neighbours (bit 0 north, clockwise, orthogonal
-/// neighbours on even bits): whether its open orthogonal neighbours all lie
-/// in one arc of consecutive open squares (or there are none).
-static ONE_OPEN_ARC: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut ring = 0;
-    while ring < 256 {
-        table[ring] = open_orthogonals_in_one_arc(ring as u8);
-        ring += 1;
+/// For each window of attackers around a square (bit `3 × row + column`,
+/// from the lower left; the centre is the attacker that arrived): whether
+/// closing the centre may cut a path, that is whether the open squares of
+/// its ring do not hold its open orthogonal neighbours in one arc.
+static SEALING_WINDOWS: [bool; 512] = {
+    let mut table = [false; 512];
+    let mut window = 0;
+    while window < 512 {
+        // The ring clockwise from north: N NE E SE S SW W NW, orthogonal
+        // ones even, each by its row and column in the window.
+        let ring_squares = [
+            (2, 1),
+            (2, 2),
+            (1, 2),
+            (0, 2),
+            (0, 1),
+            (0, 0),
+            (1, 0),
+            (2, 0),
+        ];
+        let mut ring = 0u8;
+        let mut bit = 0;
+        while bit < 8 {
+            let (row, column) = ring_squares[bit];
+            let open = window >> (3 * row + column) & 1 == 0;
+            ring |= (open as u8) << bit;
+            bit += 1;
+        }
+        table[window] = !open_orthogonals_in_one_arc(ring);
+        window += 1;
     }
     table
 };
 
+/// For a ring of eight neighbours (bit 0 north, clockwise, orthogonal
+/// neighbours on even bits): whether its open orthogonal neighbours all lie
+/// in one arc of consecutive open squares (or there are none).
 const fn open_orthogonals_in_one_arc(ring: u8) -> bool {
     if ring == 0xff {
         return true;
@@ -255,4 +273,51 @@ const fn open_orthogonals_in_one_arc(ring: u8) -> bool {
         step += 1;
     }
     arcs <= 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_have_sealed;
+    use crate::rules::{Bitboard, BoardSize, Square, splitmix};
+
+    #[test]
+    fn an_attacker_said_to_seal_nothing_cuts_no_open_square_off_the_edge() {
+        let mut state = 5u64;
+        let (mut sealing, mut harmless) = (0, 0);
+        for size in BoardSize::ALL {
+            let geometry = size.geometry();
+            let squares: Vec<Square> = geometry.board.iter().collect();
+            let inner: Vec<Square> = geometry.board.minus(geometry.edge).iter().collect();
+            // The open squares from which the edge can be reached.
+            let reach_edge = |attackers: Bitboard| {
+                let open = geometry.board.minus(attackers);
+                geometry.edge.minus(attackers).flood(open)
+            };
+            for density in [20, 40, 60] {
+                for _ in 0..2000 {
+                    let mut attackers = Bitboard::EMPTY;
+                    for &square in &squares {
+                        state = splitmix(state);
+                        if state % 100 < density {
+                            attackers = attackers.with(square);
+                        }
+                    }
+                    state = splitmix(state);
+                    let to = inner[(state % inner.len() as u64) as usize];
+                    let before = reach_edge(attackers.without(to));
+                    let after = attackers.with(to);
+                    if may_have_sealed(geometry, after, to) {
+                        sealing += 1;
+                    } else {
+                        harmless += 1;
+                        assert_eq!(reach_edge(after), before.without(to), "{after:?} to {to}");
+                    }
+                }
+            }
+        }
+        assert!(
+            sealing > 1000 && harmless > 1000,
+            "{sealing} sealing, {harmless} harmless"
+        );
+    }
 }

@@ -384,20 +384,43 @@ impl Position {
     /// Adds or removes one piece, keeping the hash and the transposed board.
     #[inline(always)]
     pub(crate) fn toggle_piece(&mut self, piece: Piece, square: Square) {
-        let transposed = transpose(square);
+        self.toggle_pieces(
+            piece,
+            Bitboard::from_square(square),
+            Bitboard::from_square(square.transposed()),
+            piece_key(piece, square),
+        );
+    }
+
+    /// Moves a piece from `from` to the empty square `to`: both squares
+    /// toggled at once.
+    #[inline(always)]
+    fn move_piece(&mut self, piece: Piece, from: Square, to: Square) {
+        self.toggle_pieces(
+            piece,
+            Bitboard::from_square(from) | Bitboard::from_square(to),
+            Bitboard::from_square(from.transposed()) | Bitboard::from_square(to.transposed()),
+            piece_key(piece, from) ^ piece_key(piece, to),
+        );
+    }
+
+    /// Flips `squares` for `piece`, given the same squares transposed and
+    /// the XOR of their keys.
+    #[inline(always)]
+    fn toggle_pieces(&mut self, piece: Piece, squares: Bitboard, transposed: Bitboard, keys: u64) {
         match piece {
             Piece::Attacker => {
-                self.attackers.toggle(square);
-                self.attackers_by_file.toggle(transposed);
+                self.attackers ^= squares;
+                self.attackers_by_file ^= transposed;
             }
             Piece::Defender => {
-                self.defenders.toggle(square);
-                self.defenders_by_file.toggle(transposed);
+                self.defenders ^= squares;
+                self.defenders_by_file ^= transposed;
             }
-            Piece::King => self.king.toggle(square),
+            Piece::King => self.king ^= squares,
         }
-        self.occupied_by_file.toggle(transposed);
-        self.hash ^= piece_key(piece, square);
+        self.occupied_by_file ^= transposed;
+        self.hash ^= keys;
     }
 
     /// The kind of piece on `square`, if any.
@@ -434,14 +457,24 @@ impl Position {
     /// path of [`Position::check`].
     #[inline(always)]
     fn reaches(&self, mv: Move) -> bool {
-        if self.status.is_over() || !self.pieces(self.side_to_move).contains(mv.from) {
+        if self.status.is_over() {
             return false;
         }
+        // Each set is read where it stands, none built whole.
         let is_king = self.king.contains(mv.from);
+        let is_mover = match self.side_to_move {
+            Side::Attackers => self.attackers.contains(mv.from),
+            Side::Defenders => is_king || self.defenders.contains(mv.from),
+        };
+        if !is_mover {
+            return false;
+        }
         let (file, rank) = (mv.from.file(), mv.from.rank());
         // Only the line the move runs along is looked at.
         if rank == mv.to.rank() {
-            let pieces = self.occupied().rank_bits(rank);
+            let pieces = self.attackers.rank_bits(rank)
+                | self.defenders.rank_bits(rank)
+                | self.king.rank_bits(rank);
             self.reach_in_line(pieces, file, rank, is_king) >> mv.to.file() & 1 != 0
         } else if file == mv.to.file() {
             let pieces = self.occupied_by_file.rank_bits(file);
@@ -529,11 +562,13 @@ impl Position {
     #[inline(always)]
     fn play_judged<const JUDGE_NO_MOVES: bool>(&mut self, mv: Move) -> Bitboard {
         let mover = self.side_to_move;
-        let piece = self
-            .piece_at(mv.from)
-            .expect("play_unchecked: no piece on the move's first square");
-        self.toggle_piece(piece, mv.from);
-        self.toggle_piece(piece, mv.to);
+        // A legal move's piece is the mover's: only the defenders need a look.
+        let piece = match mover {
+            Side::Attackers => Piece::Attacker,
+            Side::Defenders if self.king.contains(mv.from) => Piece::King,
+            Side::Defenders => Piece::Defender,
+        };
+        self.move_piece(piece, mv.from, mv.to);
         let captures = self.captures_after(mv.to);
         let victim = match mover {
             Side::Attackers => Piece::Defender,
@@ -550,12 +585,6 @@ impl Position {
             self.status_after::<JUDGE_NO_MOVES>(mover, piece, mv.to, !captures.is_empty());
         captures
     }
-}
-
-/// The square with file and rank swapped, for the transposed board.
-#[inline(always)]
-pub(crate) fn transpose(square: Square) -> Square {
-    Square::new(square.rank(), square.file()).expect("a square transposes onto the board")
 }
 
 impl From<&Position> for PositionText {

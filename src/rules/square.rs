@@ -56,6 +56,13 @@ impl Square {
         self.0 >> 4
     }
 
+    /// The square with file and rank swapped, on the transposed board.
+    #[inline(always)]
+    pub(crate) const fn transposed(self) -> Square {
+        // Both below 13, so the swap is a square: the nibbles rotated.
+        Square(self.0.rotate_left(4))
+    }
+
     /// The square's number on a board of `size` squares a side, rank by rank: `rank × size +
     /// file` (the numbering of the network's inputs and of the training data's boards; a bitboard
     /// leaves 16 a rank).
@@ -200,11 +207,9 @@ impl Square {
         let Some(&letter) = bytes.first() else {
             return Err(ParseSquareError::Missing);
         };
-        // Lower case is upper case with bit 5 set; nothing else lands on a–m.
-        let file = (letter | 0x20).wrapping_sub(b'a');
-        if file >= MAX_BOARD_SIZE {
+        let Some(file) = file_of_letter(letter) else {
             return Err(file_error(text));
-        }
+        };
         let digit = |at: usize| {
             bytes
                 .get(at)
@@ -218,6 +223,25 @@ impl Square {
         };
         Ok((Square((rank - 1) << 4 | file), &text[length..]))
     }
+}
+
+impl Square {
+    /// The square a file letter and a rank digit from 1 to 9 name (`e`, `4`),
+    /// if they do: a short name, read without looking at the text around it.
+    #[inline(always)]
+    pub(crate) fn from_short_name(letter: u8, digit: u8) -> Option<Square> {
+        let file = file_of_letter(letter)?;
+        let rank = digit.wrapping_sub(b'1');
+        (rank < 9).then_some(Square(rank << 4 | file))
+    }
+}
+
+/// The file a letter names (`a` to `m`, either case).
+#[inline(always)]
+fn file_of_letter(letter: u8) -> Option<u8> {
+    // Lower case is upper case with bit 5 set; nothing else lands on a–m.
+    let file = (letter | 0x20).wrapping_sub(b'a');
+    (file < MAX_BOARD_SIZE).then_some(file)
 }
 
 /// The error for text whose first character is not a file.
