@@ -236,13 +236,7 @@ mod tests {
                     .minus(geometry.edge.east() | geometry.edge.west()),
             );
             for _ in 0..3000 {
-                let mut setup = PositionText {
-                    size,
-                    attackers: Bitboard::EMPTY,
-                    defenders: Bitboard::EMPTY,
-                    kings: Bitboard::EMPTY,
-                    side_to_move: Side::Attackers,
-                };
+                let mut setup = PositionText::empty(size, Side::Attackers);
                 let free = |square: Square| {
                     !geometry.corners.contains(square) && square != geometry.throne
                 };

@@ -171,6 +171,17 @@ pub struct PositionText {
 }
 
 impl PositionText {
+    /// An empty board of `size`, `side_to_move` to move: a setup to fill.
+    pub(crate) const fn empty(size: BoardSize, side_to_move: Side) -> PositionText {
+        PositionText {
+            size,
+            attackers: Bitboard::EMPTY,
+            defenders: Bitboard::EMPTY,
+            kings: Bitboard::EMPTY,
+            side_to_move,
+        }
+    }
+
     /// The board's size: how many ranks the text has.
     #[must_use]
     pub const fn size(&self) -> BoardSize {
@@ -273,13 +284,7 @@ impl FromStr for PositionText {
             .ok()
             .and_then(BoardSize::new)
             .ok_or(ParsePositionError::RankCount(rank_count))?;
-        let mut position = PositionText {
-            size,
-            attackers: Bitboard::EMPTY,
-            defenders: Bitboard::EMPTY,
-            kings: Bitboard::EMPTY,
-            side_to_move,
-        };
+        let mut position = PositionText::empty(size, side_to_move);
         for (row, rank_text) in board.split('/').enumerate() {
             position.read_rank(rank_count - 1 - row, rank_text)?;
         }

@@ -26,7 +26,7 @@ pub(crate) struct QuietMoves {
     arrivals: Bitboard,
     /// Where a soldier may arrive and be sure of all the above but the last:
     /// an attacker arriving there may encircle the defenders (rule 8), so
-    /// the move needs a closer look. None when no arrival can encircle.
+    /// the move needs a closer look. Empty when no arrival can encircle.
     sealing_arrivals: Bitboard,
     /// The attackers, whom that closer look moves.
     attackers: Bitboard,

@@ -15,9 +15,7 @@
 //! | 12..55 | the board: 2 bits a square (0 empty, 1 attacker, 2 defender, 3 king), square `rank × size + file`, four squares a byte from the low bits |
 //! | 55 | zero |
 
-use crate::rules::{
-    Bitboard, BoardSize, Piece, Position, PositionText, Rules, Side, Square, Variant,
-};
+use crate::rules::{BoardSize, Piece, Position, PositionText, Rules, Side, Square, Variant};
 
 /// The file's first bytes: a name and the format's version.
 pub const MAGIC: [u8; 8] = *b"TAFLPOS\x01";
@@ -116,13 +114,7 @@ impl Record {
     /// (no king: a record never holds a finished game).
     pub fn position(&self) -> Option<Position> {
         let size = self.variant.size;
-        let mut setup = PositionText {
-            size,
-            attackers: Bitboard::EMPTY,
-            defenders: Bitboard::EMPTY,
-            kings: Bitboard::EMPTY,
-            side_to_move: self.side_to_move,
-        };
+        let mut setup = PositionText::empty(size, self.side_to_move);
         let width = size.get();
         for &(piece, index) in &self.pieces {
             let (file, rank) = (index % u16::from(width), index / u16::from(width));

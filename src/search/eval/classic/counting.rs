@@ -323,13 +323,7 @@ mod tests {
                 .iter()
                 .collect();
             for _ in 0..2000 {
-                let mut setup = PositionText {
-                    size,
-                    attackers: Bitboard::EMPTY,
-                    defenders: Bitboard::EMPTY,
-                    kings: Bitboard::EMPTY,
-                    side_to_move: Side::Attackers,
-                };
+                let mut setup = PositionText::empty(size, Side::Attackers);
                 for &square in &squares {
                     state = splitmix(state);
                     match state % 20 {
