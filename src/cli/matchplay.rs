@@ -34,8 +34,9 @@ pub struct MatchArgs {
     /// the same level, limits and seeds (not with weights, net or eval: it plays its own). Its
     /// illegal or missing move loses the game; no answer (the server down, an error, or nothing
     /// 10 s past the move time) abandons the game unscored. On a `--clock`, `,clock=fraction:N`
-    /// gives the player a fixed time a move, an Nth of its time left plus the increment (for a
-    /// build that knows no clock: a server is sent it as `max_time_ms`); without it the engine's
+    /// gives the player a fixed time a move, an Nth of its time left plus the increment, never more
+    /// than the clock holds less the move overhead and a safety margin (for a build that knows no
+    /// clock: a server is sent it as `max_time_ms`); without it the engine's
     /// own allocation decides (a server is sent the clock; level 10, full strength, as level 0).
     /// A player's move time does not apply on a clock.
     #[arg(long, default_value = "level=10")]

@@ -105,8 +105,9 @@ impl RemotePlayer {
         };
         let limits = pb::SearchLimits {
             max_depth: player.max_depth.unwrap_or(0),
+            // 0 would be no bound at all: a spent share asks for the least time there is.
             max_time_ms: movetime.map_or(0, |movetime| {
-                u32::try_from(movetime.as_millis()).unwrap_or(u32::MAX)
+                u32::try_from(movetime.as_millis()).map_or(u32::MAX, |ms| ms.max(1))
             }),
             max_nodes: player.max_nodes.unwrap_or(0),
         };

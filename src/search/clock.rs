@@ -71,18 +71,10 @@ impl Clock {
     /// an allocation: times above a week (`CLOCK_TIME_CAP`) are read as it.
     #[must_use]
     pub fn allocate(&self, move_overhead: Duration) -> TimeAllocation {
-        let capped = |time: Duration| time.min(CLOCK_TIME_CAP);
         let (remaining, increment) = (capped(self.remaining), capped(self.increment));
         let overhead = capped(move_overhead);
-        // A period is this move's too while one is left: a move that ends within it loses none.
-        let overtime = if self.overtime_periods > 0 {
-            capped(self.overtime)
-        } else {
-            Duration::ZERO
-        };
-        let available = remaining + overtime;
-        let safety = (available * CLOCK_SAFETY_PERMILLE / 1000).max(CLOCK_SAFETY_MIN);
-        let usable = available.saturating_sub(overhead + safety);
+        let overtime = self.overtime_now();
+        let usable = self.usable(move_overhead);
         let moves_left = match self.moves_to_go {
             0 => CLOCK_MOVES_LEFT,
             moves => moves.min(CLOCK_MOVES_LEFT),
@@ -100,16 +92,41 @@ impl Clock {
         }
     }
 
+    /// The most any move may take on this clock: what it holds now, less
+    /// `move_overhead` and a safety margin (a share of it, and at least
+    /// [`CLOCK_SAFETY_MIN`]). [`Clock::allocate`]'s hard time never passes it.
+    #[must_use]
+    pub fn usable(&self, move_overhead: Duration) -> Duration {
+        let available = capped(self.remaining) + self.overtime_now();
+        let safety = (available * CLOCK_SAFETY_PERMILLE / 1000).max(CLOCK_SAFETY_MIN);
+        available.saturating_sub(capped(move_overhead) + safety)
+    }
+
+    /// A period of overtime while one is left (zero otherwise): a move that
+    /// ends within it loses none, so it is this move's too.
+    fn overtime_now(&self) -> Duration {
+        if self.overtime_periods > 0 {
+            capped(self.overtime)
+        } else {
+            Duration::ZERO
+        }
+    }
+
     /// More time when ahead on the clock, less when behind, within bounds; 1
     /// when the opponent's time is not known.
     fn opponent_factor(&self) -> f64 {
         if self.opponent_remaining.is_zero() {
             return 1.0;
         }
-        let ratio = self.remaining.min(CLOCK_TIME_CAP).as_secs_f64()
-            / self.opponent_remaining.min(CLOCK_TIME_CAP).as_secs_f64();
+        let ratio =
+            capped(self.remaining).as_secs_f64() / capped(self.opponent_remaining).as_secs_f64();
         ratio.sqrt().clamp(OPPONENT_RATIO_MIN, OPPONENT_RATIO_MAX)
     }
+}
+
+/// Times above a week (`CLOCK_TIME_CAP`) are read as it.
+fn capped(time: Duration) -> Duration {
+    time.min(CLOCK_TIME_CAP)
 }
 
 /// The running search's use of a soft time: after each iteration, how long

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::rules::{BySide, Side};
-use crate::search::Clock;
+use crate::search::{Clock, DEFAULT_MOVE_OVERHEAD};
 
 /// A match's time control: each side's clock starts at `main` and gains
 /// `increment` after each of its moves (Fischer).
@@ -22,17 +22,24 @@ pub enum ClockUse {
     /// The clock itself: the engine's own allocation decides (a server is sent the clock).
     #[default]
     Native,
-    /// A fixed time a move: a `n`th of what is left, plus the increment (for a build that knows
-    /// no clock: a server is sent that time as its limit).
+    /// A fixed time a move: a `n`th of what is left, plus the increment, within what the clock
+    /// holds less the engine's move overhead and safety margin (for a build that knows no clock: a
+    /// server is sent that time as its limit).
     Fraction(u32),
 }
 
 impl ClockUse {
     /// The time a fraction player searches on `clock`; `None` for the clock's own allocation.
+    /// The increment comes only after the move, so late in a game a share plus the increment
+    /// would be more than the clock holds: the player never asks for more than the engine's own
+    /// hard time could be.
     pub fn fixed_time(self, clock: &Clock) -> Option<Duration> {
         match self {
             ClockUse::Native => None,
-            ClockUse::Fraction(n) => Some(clock.remaining / n.max(1) + clock.increment),
+            ClockUse::Fraction(n) => Some(
+                (clock.remaining / n.max(1) + clock.increment)
+                    .min(clock.usable(DEFAULT_MOVE_OVERHEAD)),
+            ),
         }
     }
 }
@@ -137,7 +144,28 @@ mod tests {
             ..Clock::default()
         };
         assert_eq!(ClockUse::Fraction(30).fixed_time(&clock), Some(3000 * MS));
-        assert_eq!(ClockUse::Fraction(0).fixed_time(&clock), Some(61_000 * MS));
+        // All of it (read as a first) is capped: less 50 ms overhead and a 3 s (5%) margin.
+        assert_eq!(ClockUse::Fraction(0).fixed_time(&clock), Some(56_950 * MS));
         assert_eq!(ClockUse::Native.fixed_time(&clock), None);
+    }
+
+    #[test]
+    fn a_fraction_player_never_asks_for_more_than_the_clock_holds() {
+        // A long game's end on 1 min + 1 s: a thirtieth plus the increment would be 1,034 ms.
+        let clock = Clock {
+            remaining: 1022 * MS,
+            increment: 1000 * MS,
+            ..Clock::default()
+        };
+        // Less the 50 ms overhead and a 51.1 ms (5%) margin.
+        assert_eq!(
+            ClockUse::Fraction(30).fixed_time(&clock),
+            Some(Duration::from_micros(920_900))
+        );
+        let empty = Clock::default();
+        assert_eq!(
+            ClockUse::Fraction(30).fixed_time(&empty),
+            Some(Duration::ZERO)
+        );
     }
 }
