@@ -94,7 +94,7 @@ impl Clock {
 
     /// The most any move may take on this clock: what it holds now, less
     /// `move_overhead` and a safety margin (a share of it, and at least
-    /// [`CLOCK_SAFETY_MIN`]). [`Clock::allocate`]'s hard time never passes it.
+    /// `CLOCK_SAFETY_MIN`). [`Clock::allocate`]'s hard time never passes it.
     #[must_use]
     pub fn usable(&self, move_overhead: Duration) -> Duration {
         let available = capped(self.remaining) + self.overtime_now();
