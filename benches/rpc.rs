@@ -12,10 +12,14 @@
 //!
 //! `RPC_BENCH_H2LOAD=<rounds>` instead runs h2load (Debian's
 //! `nghttp2-client`) against the `tafl` binary: the health check and
-//! LegalMoves on the 100-ply game alternately, 4 connections × 8 streams,
-//! each 5 s after a 1 s warm-up, and prints each round's calls per second
-//! and their ratio: how close the cheapest real call is to the floor, with
-//! the machine's load hitting both alike.
+//! LegalMoves on the 100-ply game in turn, 4 connections × 8 streams, each
+//! 5 s after a 1 s warm-up, and prints each round's calls per second and
+//! their ratio: how close the cheapest real call is to the floor, with the
+//! machine's load hitting both alike. LegalMoves runs twice a round: on the
+//! server as it starts, which after the first call finds the game already
+//! replayed (as a game backend's ApplyMove finds its LegalMoves' game), and
+//! on a second server that keeps no game (`--replay-cache-mb 0`), which
+//! replays it every call.
 
 use common::client::connect;
 use common::real_game;
@@ -320,28 +324,82 @@ fn game_proto(moves: &[String]) -> pb::Game {
     }
 }
 
-/// The health check and LegalMoves on the 100-ply game from h2load, alternately
-/// for `rounds` rounds, on one `tafl serve` (this build's binary, its log in a
-/// file as a collector would take it): each round's calls per second and the
-/// ratio, the machine's load average beside them.
+/// The health check and LegalMoves on the 100-ply game from h2load, in turn
+/// for `rounds` rounds, on `tafl serve` (this build's binary, its log in a
+/// file as a collector would take it), LegalMoves also on a server that keeps
+/// no replayed game: each round's calls per second and the ratios, the
+/// machine's load average beside them.
 fn h2load_against_health(moves: &[String], rounds: usize) {
     let dir = std::env::temp_dir().join(format!("tafl-rpc-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     write_bodies(&dir, moves);
+    let (mut server, addr) = serve(&dir.join("server.log"), &[]);
+    let (mut uncached, uncached_addr) =
+        serve(&dir.join("uncached.log"), &["--replay-cache-mb", "0"]);
+    let rate = |name: &str, addr: SocketAddr, path: &str, body: &str| {
+        h2load_rate(&format!("http://{addr}/{path}"), &dir.join(body))
+            .unwrap_or_else(|error| panic!("{name}: {error}"))
+    };
+    let legal_moves = "tafl.v1.TaflService/LegalMoves";
+    println!("\nh2load -c 4 -m 8 -D 5 --warm-up-time 1 against {addr}, {PLIES}-ply game");
+    println!("(uncached: a second server, --replay-cache-mb 0, on {uncached_addr})");
+    println!(
+        "{:>5} {:>10} {:>14} {:>7} {:>14} {:>7} {:>9}",
+        "round", "health/s", "LegalMoves/s", "ratio", "uncached/s", "ratio", "load avg"
+    );
+    let (mut ratios, mut uncached_ratios) = (Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+        let health = rate("health", addr, "grpc.health.v1.Health/Check", "health.bin");
+        let legal = rate("LegalMoves", addr, legal_moves, "legal_moves.bin");
+        let replayed = rate(
+            "LegalMoves uncached",
+            uncached_addr,
+            legal_moves,
+            "legal_moves.bin",
+        );
+        ratios.push(legal / health);
+        uncached_ratios.push(replayed / health);
+        println!(
+            "{round:>5} {health:>10.0} {legal:>14.0} {:>7.3} {replayed:>14.0} {:>7.3} {:>9}",
+            legal / health,
+            replayed / health,
+            load.split_whitespace().next().unwrap_or("?")
+        );
+    }
+    for ratios in [&mut ratios, &mut uncached_ratios] {
+        ratios.sort_by(f64::total_cmp);
+    }
+    println!(
+        "median LegalMoves/health: {:.3} (uncached {:.3})",
+        ratios[ratios.len() / 2],
+        uncached_ratios[uncached_ratios.len() / 2]
+    );
+    for server in [&mut server, &mut uncached] {
+        let _ = server.kill();
+        let _ = server.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// This build's `tafl serve` with `flags` on a free port, its log in `log`,
+/// once it listens.
+fn serve(log: &Path, flags: &[&str]) -> (std::process::Child, SocketAddr) {
     // A free port, given back for the server to take.
     let addr = TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port");
-    let log = std::fs::File::create(dir.join("server.log")).expect("the server's log");
-    let mut server = common::process::command(
-        Path::new(env!("CARGO_BIN_EXE_tafl")),
-        &["--listen", &addr.to_string()],
-        &[],
-    )
-    .stdout(Stdio::null())
-    .stderr(log)
-    .spawn()
-    .expect("tafl serve starts");
+    let listen = addr.to_string();
+    let args: Vec<&str> = ["--listen", &listen]
+        .into_iter()
+        .chain(flags.iter().copied())
+        .collect();
+    let log = std::fs::File::create(log).expect("the server's log");
+    let server = common::process::command(Path::new(env!("CARGO_BIN_EXE_tafl")), &args, &[])
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("tafl serve starts");
     let started = Instant::now();
     while TcpStream::connect(addr).is_err() {
         assert!(
@@ -350,38 +408,7 @@ fn h2load_against_health(moves: &[String], rounds: usize) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let calls = [
-        ("health", "grpc.health.v1.Health/Check", "health.bin"),
-        (
-            "LegalMoves",
-            "tafl.v1.TaflService/LegalMoves",
-            "legal_moves.bin",
-        ),
-    ];
-    println!("\nh2load -c 4 -m 8 -D 5 --warm-up-time 1 against {addr}, {PLIES}-ply game");
-    println!(
-        "{:>5} {:>12} {:>14} {:>11} {:>12}",
-        "round", "health/s", "LegalMoves/s", "ratio", "load avg"
-    );
-    let mut ratios = Vec::new();
-    for round in 1..=rounds {
-        let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-        let [health, legal] = calls.map(|(name, path, body)| {
-            h2load_rate(&format!("http://{addr}/{path}"), &dir.join(body))
-                .unwrap_or_else(|error| panic!("{name}: {error}"))
-        });
-        ratios.push(legal / health);
-        println!(
-            "{round:>5} {health:>12.0} {legal:>14.0} {:>11.3} {:>12}",
-            legal / health,
-            load.split_whitespace().next().unwrap_or("?")
-        );
-    }
-    ratios.sort_by(f64::total_cmp);
-    println!("median LegalMoves/health: {:.3}", ratios[ratios.len() / 2]);
-    let _ = server.kill();
-    let _ = server.wait();
-    let _ = std::fs::remove_dir_all(&dir);
+    (server, addr)
 }
 
 /// One h2load run's calls per second, every call answered with HTTP 200 (a

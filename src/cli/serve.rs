@@ -178,6 +178,11 @@ pub struct ServeArgs {
     #[arg(long, env = "TAFL_REPLAY_THREADS", default_value_t = defaults().exec.replay_threads, value_parser = between::<usize>(0, 1024))]
     replay_threads: usize,
 
+    /// Games replayed last, kept for the next call on the same moves (a game backend's
+    /// LegalMoves, then ApplyMove, then LegalMoves a move later), in MiB; 0: none kept.
+    #[arg(long, env = "TAFL_REPLAY_CACHE_MB", default_value_t = defaults().exec.replay_cache_mb, value_parser = between::<usize>(0, 1 << 20))]
+    replay_cache_mb: usize,
+
     /// OTLP/gRPC collector to export traces and metrics to (`http://host:4317`);
     /// unset: OTEL_EXPORTER_OTLP_ENDPOINT, and if that is unset too, logs only.
     #[arg(long, env = "TAFL_OTLP_ENDPOINT")]
@@ -246,6 +251,7 @@ impl From<ServeArgs> for Config {
                 max_concurrent_searches: args.max_concurrent_searches,
                 max_queued_searches: args.max_queued_searches,
                 replay_threads: args.replay_threads,
+                replay_cache_mb: args.replay_cache_mb,
                 hash_mb: args.hash_mb,
                 eval_net: args.eval_net,
             },

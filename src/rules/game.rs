@@ -177,6 +177,15 @@ impl Game {
         self.history.len() - 1
     }
 
+    /// The bytes the game holds beyond its own size (its history and
+    /// repetition's record): what a cache of games counts.
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.history.capacity() * size_of::<Position>()
+            + self.seen.capacity() * size_of::<Seen>()
+            + self.latest_by_hash.heap_bytes()
+    }
+
     /// How often the current position has stood in this game, counting the start once.
     #[must_use]
     pub fn repetitions(&self) -> u32 {

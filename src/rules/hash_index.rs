@@ -34,6 +34,11 @@ impl HashIndex {
         }
     }
 
+    /// The bytes its slots take.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * size_of::<Slot>()
+    }
+
     /// The index stored for `hash`, if any.
     #[inline]
     pub(crate) fn get(&self, hash: u64) -> Option<usize> {

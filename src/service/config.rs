@@ -110,6 +110,8 @@ pub struct ExecConfig {
     pub max_queued_searches: usize,
     /// Long games replayed at once on their own threads; 0: half the CPU cores, at least one.
     pub replay_threads: usize,
+    /// Games replayed last, kept for the next call on the same moves, in MiB; 0: none kept.
+    pub replay_cache_mb: usize,
     /// The transposition table the searches the clock ends share, in MiB; each other running
     /// search and each game review has one of a quarter of it ([`ExecConfig::own_hash_mb`]).
     pub hash_mb: usize,
@@ -208,6 +210,7 @@ impl Default for ExecConfig {
             max_concurrent_searches: 0,
             max_queued_searches: 64,
             replay_threads: 0,
+            replay_cache_mb: 16,
             hash_mb: 64,
             eval_net: Vec::new(),
         }

@@ -1,5 +1,7 @@
 //! ApplyMove: judge one more move (and, when asked, list the next side's moves).
 
+use std::sync::Arc;
+
 use super::caps::check_game_length;
 use super::convert;
 use super::replay::record_game;
@@ -15,7 +17,7 @@ pub(super) fn handle(
     request: ApplyMoveQuery,
 ) -> Result<ApplyMoveReply, ServiceError> {
     let max_plies = state.config.caps.max_game_plies;
-    let mut game = convert::game_from_proto(request.game.as_ref(), max_plies)?;
+    let mut game = Arc::unwrap_or_clone(state.replayed.game(request.game.as_ref(), max_plies)?);
     let span = record_game(&game);
     let status = game.status();
     let moves_given = game.ply();

@@ -479,10 +479,11 @@ pub fn pv_to_proto(position: &Position, pv: &[Move]) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn game_of(moves: &[&str]) -> pb::Game {
+    /// A Copenhagen game of `moves` from the standard start.
+    pub(in crate::service::api) fn game_of(moves: &[&str]) -> pb::Game {
         pb::Game {
             moves: moves.iter().map(|m| (*m).to_owned()).collect(),
             ..pb::Game::default()

@@ -13,7 +13,8 @@ pub(super) fn handle(
     state: &State,
     request: LegalMovesQuery,
 ) -> Result<LegalMovesReply, ServiceError> {
-    let game = convert::game_from_proto(request.game.as_ref(), state.config.caps.max_game_plies)?;
+    let max_plies = state.config.caps.max_game_plies;
+    let game = state.replayed.game(request.game.as_ref(), max_plies)?;
     let span = record_game(&game);
     let square = convert::square_from_proto(&request.rest.square, game.position().variant().size)?;
     // The game knows endings the position alone does not (repetition).

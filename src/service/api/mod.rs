@@ -14,6 +14,7 @@ mod evaluate;
 mod find_puzzles;
 mod legal_moves;
 mod replay;
+mod replay_cache;
 mod review_game;
 mod run_search;
 mod state;

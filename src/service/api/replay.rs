@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::rules::Game;
 
-use super::convert::{self, GameSent};
+use super::convert::GameSent;
 use super::state::State;
 use super::with_game::{GameFirst, WithGame};
 use crate::service::error::ServiceError;
@@ -60,7 +60,11 @@ pub async fn off_the_runtime<R: Send + 'static>(
 /// Replays the request's game (see [`off_the_runtime`]) and records it on the call's span.
 pub async fn replay(state: &Arc<State>, game: Option<pb::Game>) -> Result<Game, ServiceError> {
     let game = off_the_runtime(state, moves_in(game.as_ref()), move |state| {
-        convert::game_from_proto(game.as_ref(), state.config.caps.max_game_plies)
+        let max_plies = state.config.caps.max_game_plies;
+        state
+            .replayed
+            .game(game.as_ref(), max_plies)
+            .map(Arc::unwrap_or_clone)
     })
     .await?;
     record_game(&game);

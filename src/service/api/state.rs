@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::search::{Engine, EngineConfig, Networks};
 
 use super::caps::SearchCaps;
+use super::replay_cache::ReplayCache;
 use crate::service::config::Config;
 use crate::service::exec::{CoreShare, Pool, ReplayPool, SearchPool, metrics};
 
@@ -23,6 +24,8 @@ pub struct State {
     pub pool: SearchPool,
     /// Where long games are replayed.
     pub replays: ReplayPool,
+    /// The games replayed last.
+    pub replayed: ReplayCache,
     /// The pools' and the cores' gauges, read at each metrics export.
     pub gauges: metrics::Gauges,
     /// Where game reviews run, each holding a place (and its game's table) for as long as it
@@ -66,6 +69,7 @@ impl State {
         )
         .with_connection_cap(exec.max_active_reviews().div_ceil(2));
         let replays = ReplayPool::new(exec.replay_threads(), MAX_QUEUED_REPLAYS);
+        let replayed = ReplayCache::new(as_bytes(exec.replay_cache_mb));
         let gauges = metrics::observe(&[&pool, &reviews], &cores);
         State {
             caps: SearchCaps::from_config(&config.caps),
@@ -74,7 +78,15 @@ impl State {
             pool,
             reviews,
             replays,
+            replayed,
             gauges,
         }
     }
+}
+
+/// `mb` MiB in bytes.
+fn as_bytes(mb: usize) -> u64 {
+    u64::try_from(mb)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(1 << 20)
 }
