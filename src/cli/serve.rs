@@ -348,6 +348,7 @@ fn flag(setting: Setting) -> String {
         Setting::MaxMessageBytes => "max_message_bytes",
         Setting::MaxRequestBytesPerConnection => "max_request_bytes_per_connection",
         Setting::MaxRequestBytes => "max_request_bytes",
+        Setting::ReplayCacheMb => "replay_cache_mb",
     })
 }
 
@@ -411,6 +412,8 @@ mod tests {
             "3",
             "--shutdown-grace-ms",
             "250",
+            "--replay-cache-mb",
+            "0",
         ]);
         assert_eq!(
             config.transport.listen,
@@ -421,6 +424,7 @@ mod tests {
         assert_eq!(config.exec.max_concurrent_searches(), 12);
         assert_eq!(config.exec.max_active_reviews(), 6);
         assert_eq!(config.shutdown.grace, Duration::from_millis(250));
+        assert_eq!(config.exec.replay_cache_mb, 0);
     }
 
     #[test]

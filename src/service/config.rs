@@ -303,7 +303,27 @@ impl Config {
                 });
             }
         }
-        check_tables_fit(&self.exec, available_memory())
+        let available = available_memory();
+        check_tables_fit(&self.exec, available)?;
+        check_cache_fits(&self.exec, available)
+    }
+}
+
+/// The games kept replayed ([`ExecConfig::replay_cache_mb`]) must fit in
+/// `available` bytes beside all the tables.
+fn check_cache_fits(exec: &ExecConfig, available: Option<u64>) -> Result<(), ConfigError> {
+    let (cache_mb, tables_mb) = (as_u64(exec.replay_cache_mb), exec.tables_mb());
+    match available {
+        Some(available)
+            if cache_mb.saturating_add(tables_mb).saturating_mul(1 << 20) > available =>
+        {
+            Err(ConfigError::CacheTooLarge {
+                cache_mb,
+                tables_mb,
+                available_mb: available >> 20,
+            })
+        }
+        _ => Ok(()),
     }
 }
 
@@ -340,6 +360,8 @@ pub enum Setting {
     MaxRequestBytesPerConnection,
     /// `transport.max_request_bytes`.
     MaxRequestBytes,
+    /// `exec.replay_cache_mb`.
+    ReplayCacheMb,
 }
 
 impl Setting {
@@ -351,6 +373,7 @@ impl Setting {
             Setting::MaxMessageBytes => "transport.max_message_bytes",
             Setting::MaxRequestBytesPerConnection => "transport.max_request_bytes_per_connection",
             Setting::MaxRequestBytes => "transport.max_request_bytes",
+            Setting::ReplayCacheMb => "exec.replay_cache_mb",
         }
     }
 }
@@ -380,6 +403,15 @@ pub enum ConfigError {
         reviews: u64,
         /// What the shared table, the searches' and the reviews' would need together, in MiB.
         needed_mb: u64,
+        /// What the machine (or the container's limit) has, in MiB.
+        available_mb: u64,
+    },
+    /// The games kept replayed do not fit in memory beside the tables.
+    CacheTooLarge {
+        /// The cache's size asked for, in MiB.
+        cache_mb: u64,
+        /// What the tables may need, in MiB.
+        tables_mb: u64,
         /// What the machine (or the container's limit) has, in MiB.
         available_mb: u64,
     },
@@ -416,6 +448,15 @@ impl ConfigError {
                      lower {table} or {concurrent}"
                 )
             }
+            ConfigError::CacheTooLarge {
+                cache_mb,
+                tables_mb,
+                available_mb,
+            } => format!(
+                "{} {cache_mb}: the games kept replayed, beside {tables_mb} MiB of transposition \
+                 tables, would need more than the {available_mb} MiB of memory available; lower it",
+                name(Setting::ReplayCacheMb)
+            ),
         }
     }
 }
@@ -552,6 +593,20 @@ mod tests {
                  and 4 game reviews at once, would need 256 MiB"
             ),
             "{message}"
+        );
+        // The games kept go beside the tables.
+        let exec = ExecConfig {
+            replay_cache_mb: 16,
+            ..exec
+        };
+        assert_eq!(check_cache_fits(&exec, Some(272 << 20)), Ok(()));
+        let message = check_cache_fits(&exec, Some(271 << 20))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "exec.replay_cache_mb 16: the games kept replayed, beside 256 MiB of transposition \
+             tables, would need more than the 271 MiB of memory available; lower it"
         );
     }
 
