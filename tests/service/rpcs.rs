@@ -241,3 +241,55 @@ async fn apply_move_reports_captures_canonically() {
     assert_invalid(&status, "next_move");
     server.stop().await;
 }
+
+/// A game backend's turns on real games (LegalMoves, then ApplyMove of the
+/// move played, then the same a move later, and a refused move between):
+/// the same answers and errors from a server that keeps the games it
+/// replayed as from one that replays every call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backends_turns_answer_the_same_with_games_kept_or_not() {
+    let config = test_config();
+    assert!(config.exec.replay_cache_mb > 0);
+    let mut kept = TestServer::start_with(config.clone()).await;
+    let mut replayed = TestServer::start_with(tafl::service::Config {
+        exec: tafl::service::ExecConfig {
+            replay_cache_mb: 0,
+            ..config.exec
+        },
+        ..config
+    })
+    .await;
+    for moves in common::real_game::real_games().iter().step_by(401) {
+        for ply in 0..moves.len() {
+            let game = copenhagen_moves(moves[..ply].to_vec());
+            let legal = LegalMovesRequest {
+                game: Some(game.clone()),
+                square: String::new(),
+            };
+            let apply = |next_move: &str| ApplyMoveRequest {
+                game: Some(game.clone()),
+                next_move: next_move.to_owned(),
+                include_legal_moves: true,
+            };
+            assert_eq!(
+                answer(kept.client.legal_moves(legal.clone()).await),
+                answer(replayed.client.legal_moves(legal).await),
+                "LegalMoves at ply {ply}"
+            );
+            for next_move in ["a1-a11", moves[ply].as_str()] {
+                assert_eq!(
+                    answer(kept.client.apply_move(apply(next_move)).await),
+                    answer(replayed.client.apply_move(apply(next_move)).await),
+                    "ApplyMove {next_move} at ply {ply}"
+                );
+            }
+        }
+    }
+}
+
+/// A call's answer, or its error's code and message.
+fn answer<T>(result: Result<tonic::Response<T>, tonic::Status>) -> Result<T, (Code, String)> {
+    result
+        .map(tonic::Response::into_inner)
+        .map_err(|status| (status.code(), status.message().to_owned()))
+}
