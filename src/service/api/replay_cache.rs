@@ -2,7 +2,7 @@
 //!
 //! A game backend asks about each game several times a turn with the same
 //! moves (LegalMoves to show the player's choices, ApplyMove to judge the
-//! one played) and again a move or two later. Every request carries the
+//! one played) and again once the next move is played. Every request carries the
 //! whole game, and replaying it is most of what such a call costs, so the
 //! games replayed last are kept, each under the bytes that name it: its
 //! variant, its start and its move texts, exactly as sent. A request whose
@@ -138,7 +138,7 @@ fn count_found(what: &'static str) {
 }
 
 /// The bytes naming a game: its variant as protobuf, its start and each of
-/// its moves, each text after its length; and where its last move's begin
+/// its moves, each text after its length; and where its last move begins
 /// (none without a move).
 fn name_of(sent: &impl GameSent) -> (Vec<u8>, Option<usize>) {
     let start = sent.start();
