@@ -2,14 +2,15 @@
 //!
 //! A game backend asks about each game several times a turn with the same
 //! moves (LegalMoves to show the player's choices, ApplyMove to judge the
-//! one played) and again once the next move is played. Every request carries the
-//! whole game, and replaying it is most of what such a call costs, so the
-//! games replayed last are kept, each under the bytes that name it: its
-//! variant, its start and its move texts, exactly as sent. A request whose
-//! moves are all there takes the game as it is; one whose moves but the
-//! last are there plays that one move on a copy. Anything else is replayed
-//! from the start and kept. Only games the rules accepted are kept, so an
-//! error is always found by a replay, the same as without the cache.
+//! one played) and again once the next move is played. Every request
+//! carries the whole game, and replaying it is most of what such a call
+//! costs, so the games replayed last are kept, each under the bytes that
+//! name it: its variant, its start and its move texts, exactly as sent. A
+//! request whose moves are all there takes the game as it is; one whose
+//! moves but the last are there plays that one move on a copy. Anything
+//! else is replayed from the start and kept. Only games the rules accepted
+//! are kept, so an error is always found by a replay, the same as without
+//! the cache.
 //!
 //! The cache holds at most `--replay-cache-mb` of games (each counted by
 //! what it holds, its history of positions mostly, and the bytes naming
