@@ -50,10 +50,15 @@ pub struct DatagenArgs {
     /// plies).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
     real_openings: u8,
-    /// A real opening is the real game's first 2 to this many plies (drawn per game); more reach
-    /// into the middlegame, where the humans' cordons and forts stand.
+    /// A real opening is the real game's first `--real-opening-min-plies` to this many plies
+    /// (drawn per game); more reach into the middlegame, where the humans' cordons and forts
+    /// stand.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u16).range(2..=1000))]
     real_opening_plies: u16,
+    /// The fewest plies of a real opening: a deeper start plays on from a game's later
+    /// positions (a long game's endgame), as far as the game goes.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(2..=1000))]
+    real_opening_min_plies: u16,
     /// Instead of self-play, replay these recorded games (`moves,_,_,result` a line, e.g.
     /// tests/data/copenhagen-games.csv): game k is the k-th line, each position searched and kept
     /// with the recorded result.
@@ -71,6 +76,13 @@ pub struct DatagenArgs {
 }
 
 pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
+    let (fewest, most) = (args.real_opening_min_plies, args.real_opening_plies);
+    if fewest > most {
+        anyhow::bail!(
+            "--real-opening-min-plies {fewest} is more than --real-opening-plies {most}: \
+             a real opening could have no length"
+        );
+    }
     let variant = args.variant.variant();
     let no_openings = args
         .openings
@@ -82,7 +94,7 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
             Source::SelfPlay {
                 openings: Vec::new(),
                 real_percent: 0,
-                real_plies: 0,
+                real_plies: 0..=0,
             }
         }
         None => Source::SelfPlay {
@@ -91,7 +103,8 @@ pub fn run(args: &DatagenArgs) -> anyhow::Result<()> {
                 .map(|record| record.moves)
                 .collect(),
             real_percent: args.real_openings,
-            real_plies: usize::from(args.real_opening_plies),
+            real_plies: usize::from(args.real_opening_min_plies)
+                ..=usize::from(args.real_opening_plies),
         },
     };
     let recorded = match &source {
@@ -181,6 +194,28 @@ mod tests {
             panic!("not datagen");
         };
         assert_eq!(args.openings, Some(PathBuf::new()));
+    }
+
+    #[test]
+    fn a_real_opening_is_never_shorter_than_its_fewest_plies_allow() {
+        let parsed = Cli::try_parse_from([
+            "tafl",
+            "datagen",
+            "--out",
+            "d.bin",
+            "--real-opening-min-plies",
+            "150",
+        ]);
+        let Some(Command::Datagen(args)) = parsed.expect("parses").command else {
+            panic!("not datagen");
+        };
+        let error = run(&args).expect_err("150 fewest, 12 most");
+        assert_eq!(
+            error.to_string(),
+            "--real-opening-min-plies 150 is more than --real-opening-plies 12: a real opening \
+             could have no length"
+        );
+        assert!(!std::path::Path::new("d.bin").exists());
     }
 
     #[test]

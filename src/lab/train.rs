@@ -469,7 +469,7 @@ mod tests {
             source: Source::SelfPlay {
                 openings: Vec::new(),
                 real_percent: 0,
-                real_plies: 0,
+                real_plies: 0..=0,
             },
             hash_mb: 1,
             network: None,

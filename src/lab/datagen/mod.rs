@@ -24,6 +24,7 @@
 pub mod record;
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, mpsc};
 
@@ -60,13 +61,14 @@ pub struct DatagenConfig {
 /// Where the games come from.
 #[derive(Clone, Debug)]
 pub enum Source {
-    /// The engine plays both sides. `openings`: move texts of real games, whose first 2 to
-    /// `real_plies` plies start `real_percent` of the games (played as far as they stay legal and
-    /// the game goes on); the others, and all when `openings` is empty, start from random plies.
+    /// The engine plays both sides. `openings`: move texts of real games, whose first plies
+    /// (as many as `real_plies` draws, at least 2) start `real_percent` of the games (played as
+    /// far as they stay legal and the game goes on); the others, and all when `openings` is
+    /// empty, start from random plies.
     SelfPlay {
         openings: Vec<Vec<String>>,
         real_percent: u8,
-        real_plies: usize,
+        real_plies: RangeInclusive<usize>,
     },
     /// Recorded games, replayed: game `k` is the `k`-th record, and each of its positions is
     /// searched and kept (if quiet) with the search's score and the recorded result. Games the
@@ -137,8 +139,9 @@ pub fn generate<E>(
     })
 }
 
-/// The opening of game `game`: a real game's first 2 to `real_plies` plies (`real_percent` of the
-/// time, when there are openings) or 2-8 random plies from the start, never ending the game.
+/// The opening of game `game`: a real game's first plies, as many as drawn from `real_plies`
+/// (`real_percent` of the time, when there are openings), or 2-8 random plies from the start;
+/// never ending the game.
 fn opening(config: &DatagenConfig, game: u32) -> Game {
     let mut state = splitmix(config.seed ^ splitmix(u64::from(game)));
     let mut random = |n: usize| {
@@ -151,12 +154,17 @@ fn opening(config: &DatagenConfig, game: u32) -> Game {
             openings,
             real_percent,
             real_plies,
-        } => (openings.as_slice(), usize::from(*real_percent), *real_plies),
-        Source::Records(_) => (&[][..], 0, 0),
+        } => (
+            openings.as_slice(),
+            usize::from(*real_percent),
+            real_plies.clone(),
+        ),
+        Source::Records(_) => (&[][..], 0, 0..=0),
     };
     if !openings.is_empty() && random(100) < real_percent {
         let moves = &openings[random(openings.len())];
-        let plies = 2 + random(real_plies.saturating_sub(1));
+        let fewest = (*real_plies.start()).max(2);
+        let plies = fewest + random((real_plies.end() + 1).saturating_sub(fewest));
         for text in moves.iter().take(plies) {
             let mut trial = current.clone();
             if trial.play(text).is_err() || trial.status().is_over() {
@@ -312,7 +320,7 @@ mod tests {
             source: Source::SelfPlay {
                 openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
                 real_percent: 50,
-                real_plies: 12,
+                real_plies: 2..=12,
             },
             hash_mb: 1,
             network: None,
@@ -347,7 +355,7 @@ mod tests {
             source: Source::SelfPlay {
                 openings: vec![vec!["d1-d3".into(), "e4-h4".into()]],
                 real_percent,
-                real_plies: 12,
+                real_plies: 2..=12,
             },
             ..config(1)
         };
@@ -396,10 +404,13 @@ mod tests {
                     (low.min(ply), high.max(ply))
                 })
         };
-        assert_eq!(deepest(12), (2, 12));
-        let (low, high) = deepest(40);
+        assert_eq!(deepest(2..=12), (2, 12));
+        let (low, high) = deepest(2..=40);
         assert_eq!(low, 2);
         assert!((30..=40).contains(&high), "deepest real opening {high}");
+        // Started deeper, and no deeper than the game goes.
+        assert_eq!(deepest(20..=30), (20, 30));
+        assert_eq!(deepest(50..=60), (40, 40));
     }
 
     #[test]
