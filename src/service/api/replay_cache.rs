@@ -62,8 +62,11 @@ impl Weighter<Box<[u8]>, Arc<Game>> for ByBytes {
 }
 
 impl ReplayCache {
-    /// A cache of at most `bytes` of games; none at 0.
-    pub fn new(bytes: u64) -> ReplayCache {
+    /// A cache of at most `megabytes` MiB of games; none at 0.
+    pub fn new(megabytes: usize) -> ReplayCache {
+        let bytes = u64::try_from(megabytes)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(1 << 20);
         let games = (bytes > 0).then(|| {
             let typical_games = (bytes / TYPICAL_GAME_BYTES).max(1);
             quick_cache::sync::Cache::with_weighter(
@@ -176,7 +179,7 @@ mod tests {
 
     #[test]
     fn a_game_sent_again_is_the_same_game() {
-        let cache = ReplayCache::new(1 << 20);
+        let cache = ReplayCache::new(1);
         let sent = game_of(&["d1-d3", "f4-f3"]);
         let first = cache.game(Some(&sent), 100).unwrap();
         let again = cache.game(Some(&sent), 100).unwrap();
@@ -185,7 +188,7 @@ mod tests {
 
     #[test]
     fn one_move_more_is_played_on_a_copy() {
-        let cache = ReplayCache::new(1 << 20);
+        let cache = ReplayCache::new(1);
         let before = cache.game(Some(&game_of(&["d1-d3"])), 100).unwrap();
         let after = cache
             .game(Some(&game_of(&["d1-d3", "f4-f3"])), 100)
@@ -201,7 +204,7 @@ mod tests {
     /// position, status, repetition and legal moves.
     #[test]
     fn real_games_read_as_a_replay_reads_them() {
-        let cache = ReplayCache::new(1 << 20);
+        let cache = ReplayCache::new(1);
         let answer = |game: &Game| LegalMovesReply::legal_moves(game, None).encode_to_vec();
         // The same answer or the same error; whether the game was accepted.
         let same = |sent: &pb::Game| {
@@ -227,7 +230,7 @@ mod tests {
 
     #[test]
     fn errors_are_the_replays() {
-        let cache = ReplayCache::new(1 << 20);
+        let cache = ReplayCache::new(1);
         cache.game(Some(&game_of(&["d1-d3"])), 100).unwrap();
         for moves in [
             &["d1-d3", "d3-d1"][..],

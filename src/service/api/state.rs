@@ -69,7 +69,7 @@ impl State {
         )
         .with_connection_cap(exec.max_active_reviews().div_ceil(2));
         let replays = ReplayPool::new(exec.replay_threads(), MAX_QUEUED_REPLAYS);
-        let replayed = ReplayCache::new(as_bytes(exec.replay_cache_mb));
+        let replayed = ReplayCache::new(exec.replay_cache_mb);
         let gauges = metrics::observe(&[&pool, &reviews], &cores);
         State {
             caps: SearchCaps::from_config(&config.caps),
@@ -82,11 +82,4 @@ impl State {
             gauges,
         }
     }
-}
-
-/// `mb` MiB in bytes.
-fn as_bytes(mb: usize) -> u64 {
-    u64::try_from(mb)
-        .unwrap_or(u64::MAX)
-        .saturating_mul(1 << 20)
 }
