@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use tafl::lab::datagen::read_records;
-use tafl::lab::train::{TrainConfig, train};
+use tafl::lab::datagen::{Record, read_records};
+use tafl::lab::train::{TrainConfig, TrainingData, train};
 use tafl::search::FeatureSet;
 
 use super::VariantArgs;
@@ -14,9 +14,18 @@ use super::VariantArgs;
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
     /// Data files written by `tafl datagen`, or directories of them (every file in one, by
-    /// name: the shards of a Kubernetes datagen Job); repeat to join several.
+    /// name: the shards of a Kubernetes datagen Job); repeat to join several. Their targets
+    /// take the game result at `--result-weight`.
     #[arg(long, required = true)]
     data: Vec<PathBuf>,
+    /// More data, as `--data`, whose targets take the game result at `--result-data-weight`:
+    /// self-play whose results say what its search scores cannot (won cordons that close and
+    /// those that do not, which the search scores alike).
+    #[arg(long)]
+    result_data: Vec<PathBuf>,
+    /// The game result's share of `--result-data`'s targets.
+    #[arg(long, default_value_t = 0.5, value_parser = share)]
+    result_data_weight: f32,
     /// The network file to write.
     #[arg(long)]
     out: PathBuf,
@@ -37,7 +46,7 @@ pub struct TrainArgs {
     learning_rate: f32,
     /// The game result's share of the target; the search score has the rest. 0 by default: where
     /// one side wins most self-play games the result mostly teaches that side's name (docs/ai.md).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
     result_weight: f32,
     /// Score (hundredths of an attacker) per unit of output: the logistic curve's scale.
     #[arg(long, default_value_t = 400.0)]
@@ -65,25 +74,58 @@ enum Features {
     PiecesAndTerms,
 }
 
-pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
-    let variant = args.variant.variant();
-    let files = data_files(&args.data)?;
+/// A share of the target, 0 to 1.
+fn share(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(share) if (0.0..=1.0).contains(&share) => Ok(share),
+        _ => Err(format!("{text:?} is not a share from 0 to 1")),
+    }
+}
+
+/// The records in the files `given` names (as `--data` takes them), and how many files.
+fn read_data(flag: &str, given: &[PathBuf]) -> anyhow::Result<(Vec<Record>, usize)> {
+    let files = data_files(flag, given)?;
     let mut records = Vec::new();
     for path in &files {
-        let bytes = std::fs::read(path).with_context(|| format!("--data {}", path.display()))?;
-        records.extend(read_records(&bytes).with_context(|| format!("--data {}", path.display()))?);
+        let bytes = std::fs::read(path).with_context(|| format!("{flag} {}", path.display()))?;
+        records.extend(read_records(&bytes).with_context(|| format!("{flag} {}", path.display()))?);
     }
-    println!("{} records from {} files", records.len(), files.len());
-    let given: Vec<String> = args
-        .data
-        .iter()
-        .map(|path| path.display().to_string())
-        .collect();
+    Ok((records, files.len()))
+}
+
+pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
+    let variant = args.variant.variant();
+    let (records, files) = read_data("--data", &args.data)?;
+    let (result_records, result_files) = read_data("--result-data", &args.result_data)?;
+    println!("{} records from {files} files", records.len());
+    if !args.result_data.is_empty() {
+        println!(
+            "{} records from {result_files} files at result weight {}",
+            result_records.len(),
+            args.result_data_weight
+        );
+    }
+    let named = |given: &[PathBuf]| {
+        given
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let result_provenance = if args.result_data.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; result data {} ({result_files} files, {} records, result weight {})",
+            named(&args.result_data),
+            result_records.len(),
+            args.result_data_weight
+        )
+    };
     let provenance = format!(
-        "{}; data {} ({} files, {} records); features {:?}, {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
+        "{}; data {} ({files} files, {} records){result_provenance}; features {:?}, {} epochs, batch {}, learning rate {}, result weight {}, scale {}, seed {}, symmetries {}; tafl {}",
         args.note,
-        given.join(" "),
-        files.len(),
+        named(&args.data),
         records.len(),
         args.features,
         args.epochs,
@@ -104,7 +146,6 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         epochs: args.epochs,
         batch_size: args.batch_size,
         learning_rate: args.learning_rate,
-        result_weight: args.result_weight,
         scale: args.scale,
         seed: args.seed,
         held_out_every: args.held_out_every,
@@ -113,7 +154,17 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
         provenance,
     };
     let started = Instant::now();
-    let summary = train(&records, &config, |epoch| {
+    let data = [
+        TrainingData {
+            records: &records,
+            result_weight: args.result_weight,
+        },
+        TrainingData {
+            records: &result_records,
+            result_weight: args.result_data_weight,
+        },
+    ];
+    let summary = train(&data, &config, |epoch| {
         println!(
             "epoch {:>3}: train loss {:.6}, validation loss {:.6}, {:.0} positions/s",
             epoch.epoch, epoch.train_loss, epoch.validation_loss, epoch.positions_per_second
@@ -131,8 +182,8 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The files `--data` names: a file as given, a directory as every file in it, sorted by name.
-fn data_files(given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+/// The files `flag` names: a file as given, a directory as every file in it, sorted by name.
+fn data_files(flag: &str, given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in given {
         if !path.is_dir() {
@@ -141,16 +192,16 @@ fn data_files(given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         }
         let mut inside = Vec::new();
         for entry in
-            std::fs::read_dir(path).with_context(|| format!("--data {}", path.display()))?
+            std::fs::read_dir(path).with_context(|| format!("{flag} {}", path.display()))?
         {
-            let entry = entry.with_context(|| format!("--data {}", path.display()))?;
+            let entry = entry.with_context(|| format!("{flag} {}", path.display()))?;
             if entry.file_type()?.is_file() {
                 inside.push(entry.path());
             }
         }
         anyhow::ensure!(
             !inside.is_empty(),
-            "--data {}: an empty directory",
+            "{flag} {}: an empty directory",
             path.display()
         );
         inside.sort();
@@ -172,7 +223,7 @@ mod tests {
             std::fs::write(directory.join(name), b"").expect("a temporary file");
         }
         let single = Path::new("single.bin").to_path_buf();
-        let files = data_files(&[directory.clone(), single.clone()]);
+        let files = data_files("--data", &[directory.clone(), single.clone()]);
         std::fs::remove_dir_all(&directory).expect("remove the temporary directory");
         assert_eq!(
             files.expect("two shards and a file"),

@@ -30,8 +30,6 @@ pub struct TrainConfig {
     pub batch_size: usize,
     /// Adam's step size at the start; it decays to a tenth by the last epoch.
     pub learning_rate: f32,
-    /// The game result's share of the target (the search score has the rest).
-    pub result_weight: f32,
     /// Score (hundredths of an attacker) per unit of output: the logistic curve's scale.
     pub scale: f32,
     pub seed: u64,
@@ -42,6 +40,15 @@ pub struct TrainConfig {
     pub generation: u32,
     /// Stored in the network's header: where the data came from.
     pub provenance: String,
+}
+
+/// Records to train on, and the game result's share of their targets (the search score has the
+/// rest): one set of self-play may learn from its results while another learns from its scores
+/// alone.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainingData<'a> {
+    pub records: &'a [Record],
+    pub result_weight: f32,
 }
 
 /// One epoch's figures.
@@ -230,14 +237,14 @@ fn step(adam: &mut Adam<f32>, network: &mut FloatNetwork, gradient: &mut FloatNe
 }
 
 /// The target of a record: search score and game result blended, side to move's view.
-fn target(record: &Record, config: &TrainConfig) -> f32 {
+fn target(record: &Record, result_weight: f32, scale: f32) -> f32 {
     let attackers_result = (f32::from(record.result) + 1.0) / 2.0;
     let result = match record.side_to_move {
         Side::Attackers => attackers_result,
         Side::Defenders => 1.0 - attackers_result,
     };
-    let score = sigmoid(f32::from(record.score) / config.scale);
-    config.result_weight * result + (1.0 - config.result_weight) * score
+    let score = sigmoid(f32::from(record.score) / scale);
+    result_weight * result + (1.0 - result_weight) * score
 }
 
 /// The eight symmetries of the square board (every variant's layout, throne and corners have them
@@ -337,22 +344,25 @@ fn pass(
     loss / f64::from(n)
 }
 
-/// Trains a network on the records of `config.variant`, reporting each epoch (and epoch 0, before
+/// Trains a network on the records of `config.variant` in `data`, each set's targets at its own
+/// result weight, reporting each epoch (and epoch 0, before
 /// training) to `report`.
 ///
 /// # Errors
 /// [`TrainError`] when there is nothing to train on or to validate with.
 pub fn train(
-    records: &[Record],
+    data: &[TrainingData],
     config: &TrainConfig,
     mut report: impl FnMut(&EpochReport),
 ) -> Result<TrainSummary, TrainError> {
     let mut training = Samples::default();
     let mut validation = Samples::default();
-    for record in records
-        .iter()
-        .filter(|record| record.variant == config.variant)
-    {
+    let records = data.iter().flat_map(|set| {
+        set.records
+            .iter()
+            .map(move |record| (record, set.result_weight))
+    });
+    for (record, result_weight) in records.filter(|(record, _)| record.variant == config.variant) {
         let held_out = config.held_out_every > 0
             && record.game % config.held_out_every == config.held_out_every - 1;
         // Training positions are seen in all eight orientations: eight times the data for free.
@@ -375,7 +385,7 @@ pub fn train(
             samples.push(
                 record_piece_inputs(record, symmetry).chain(terms.iter().copied()),
                 record.side_to_move,
-                target(record, config),
+                target(record, result_weight, config.scale),
             );
         }
     }
@@ -490,7 +500,6 @@ mod tests {
             epochs: 4,
             batch_size: 32,
             learning_rate: 0.003,
-            result_weight: 0.3,
             scale: 400.0,
             seed: 5,
             held_out_every: 3,
@@ -503,8 +512,9 @@ mod tests {
     #[test]
     fn a_tiny_training_run_lowers_the_loss_and_repeats_per_seed() {
         let records = records();
+        let data = [at_weight(&records, 0.3)];
         let mut printed = 0;
-        let summary = train(&records, &config(), |_| printed += 1).expect("data of the variant");
+        let summary = train(&data, &config(), |_| printed += 1).expect("data of the variant");
         assert_eq!(printed, 5);
         let first = &summary.epochs[0];
         let last = summary.epochs.last().expect("epochs");
@@ -516,10 +526,10 @@ mod tests {
             last.validation_loss < first.validation_loss,
             "{first:?} -> {last:?}"
         );
-        let again = train(&records, &config(), |_| {}).expect("data of the variant");
+        let again = train(&data, &config(), |_| {}).expect("data of the variant");
         assert_eq!(again.network.to_bytes(), summary.network.to_bytes());
         let other = train(
-            &records,
+            &data,
             &TrainConfig {
                 seed: 6,
                 ..config()
@@ -667,8 +677,45 @@ mod tests {
             ..config()
         };
         assert_eq!(
-            train(&records, &config, |_| {}).err(),
+            train(&[at_weight(&records, 0.0)], &config, |_| {}).err(),
             Some(TrainError::NoTrainingData)
         );
+    }
+
+    fn at_weight(records: &[Record], result_weight: f32) -> TrainingData<'_> {
+        TrainingData {
+            records,
+            result_weight,
+        }
+    }
+
+    #[test]
+    fn each_set_of_data_trains_at_its_own_result_weight() {
+        let records = records();
+        let (first, second) = records.split_at(records.len() / 2);
+        let network = |data: &[TrainingData]| {
+            train(data, &config(), |_| {})
+                .expect("data of the variant")
+                .network
+                .to_bytes()
+        };
+        let whole = network(&[at_weight(&records, 0.3)]);
+        assert_eq!(
+            network(&[at_weight(first, 0.3), at_weight(second, 0.3)]),
+            whole,
+            "two sets at one weight train as one"
+        );
+        assert_ne!(
+            network(&[at_weight(first, 0.3), at_weight(second, 1.0)]),
+            whole,
+            "the second set's results count in full"
+        );
+        for record in &records {
+            assert!([0.0, 0.5, 1.0].contains(&target(record, 1.0, 400.0)));
+            assert_eq!(
+                target(record, 0.0, 400.0),
+                sigmoid(f32::from(record.score) / 400.0)
+            );
+        }
     }
 }
