@@ -345,8 +345,7 @@ fn pass(
 }
 
 /// Trains a network on the records of `config.variant` in `data`, each set's targets at its own
-/// result weight, reporting each epoch (and epoch 0, before
-/// training) to `report`.
+/// result weight, reporting each epoch (and epoch 0, before training) to `report`.
 ///
 /// # Errors
 /// [`TrainError`] when there is nothing to train on or to validate with.
