@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use tafl::lab::levels::{SideRow, Summary, divergence, play_and_review, review_records};
+use tafl::lab::levels::{PEOPLE, SideRow, Summary, divergence, play_and_review, review_records};
 use tafl::lab::matchplay::{MatchConfig, Openings, Player};
 use tafl::lab::real_games;
 use tafl::rules::{Rules, Variant};
@@ -29,7 +29,8 @@ pub struct LevelsArgs {
 
 #[derive(clap::Subcommand, Debug)]
 enum LevelsCommand {
-    /// Review every real game, appending a row for each side (player "people") to --out.
+    /// Review every real game, appending a row for each side (player "people") to --out; or, with
+    /// --games and --player, a level's own games as `tafl match --record` wrote them.
     People(PeopleArgs),
     /// Play A against B from real openings (both colours) and review each game from where its
     /// opening left it, appending a row for each side to --out.
@@ -64,6 +65,10 @@ struct PeopleArgs {
     /// built in (tests/data/copenhagen-games.csv).
     #[arg(long)]
     games: Option<PathBuf>,
+    /// Who played both sides of every game, as the rows name it: `level=5` for a level's games
+    /// against itself (the whole record, its real opening too).
+    #[arg(long, default_value = PEOPLE)]
+    player: String,
     #[command(flatten)]
     rows: RowsArgs,
 }
@@ -203,13 +208,18 @@ fn append(file: &mut File, rows: &[SideRow]) {
 fn people(args: &PeopleArgs) -> anyhow::Result<()> {
     let records = game_records(args.games.as_deref()).context("--games")?;
     let (done, mut file) = open_rows(&args.rows)?;
-    let done: std::collections::HashSet<u32> = done.iter().map(|row| row.game).collect();
+    let done: std::collections::HashSet<u32> = done
+        .iter()
+        .filter(|row| row.player == args.player)
+        .map(|row| row.game)
+        .collect();
     let engine = engine(args.rows.hash_mb);
     let started = Instant::now();
     let mut reviewed = done.len();
     review_records(
         &engine,
         &records,
+        &args.player,
         &review_budget(args.rows.nodes),
         |game| done.contains(&game),
         |_, rows| {

@@ -137,19 +137,21 @@ fn review_game(
         .collect()
 }
 
-/// Reviews the real games (Copenhagen 11×11 records; each up to the first move the rules refuse
-/// or the end of the game), both sides [`PEOPLE`], game `n` being the `n`-th record; skips the
-/// games `done` says are, and hands each game's rows to `reviewed` as it is done.
+/// Reviews game records (Copenhagen 11×11; each up to the first move the rules refuse or the end
+/// of the game), both sides named `player` ([`PEOPLE`] for the real games), game `n` being the
+/// `n`-th record; skips the games `done` says are, and hands each game's rows to `reviewed` as
+/// it is done.
 pub fn review_records(
     engine: &Engine,
     records: &[GameRecord],
+    player: &str,
     budget: &ReviewBudget,
     done: impl Fn(u32) -> bool,
     mut reviewed: impl FnMut(u32, Vec<SideRow>),
 ) {
-    let people = BySide {
-        attackers: PEOPLE,
-        defenders: PEOPLE,
+    let players = BySide {
+        attackers: player,
+        defenders: player,
     };
     for (index, record) in records.iter().enumerate() {
         let game = index as u32 + 1;
@@ -160,7 +162,7 @@ pub fn review_records(
         let moves = legal_prefix(&start, record);
         reviewed(
             game,
-            review_game(engine, start, moves, budget, people, game),
+            review_game(engine, start, moves, budget, players, game),
         );
     }
 }
@@ -279,6 +281,7 @@ mod tests {
         review_records(
             &engine(),
             &records,
+            PEOPLE,
             &budget(),
             |game| game == 3,
             |game, rows| {
