@@ -4,6 +4,7 @@
 //! run resumes; `summary` reads rows back; `variety` finds where pairs of
 //! games that differ only in their seeds part.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -197,6 +198,14 @@ fn open_rows(args: &RowsArgs) -> anyhow::Result<(Vec<SideRow>, File)> {
     Ok((rows, file))
 }
 
+/// The games `rows` holds for `player`.
+fn games_of(rows: &[SideRow], player: &str) -> HashSet<u32> {
+    rows.iter()
+        .filter(|row| row.player == player)
+        .map(|row| row.game)
+        .collect()
+}
+
 /// Appends a game's rows, each line whole.
 fn append(file: &mut File, rows: &[SideRow]) {
     let text: String = rows.iter().map(|row| format!("{row}\n")).collect();
@@ -208,11 +217,7 @@ fn append(file: &mut File, rows: &[SideRow]) {
 fn people(args: &PeopleArgs) -> anyhow::Result<()> {
     let records = game_records(args.games.as_deref()).context("--games")?;
     let (done, mut file) = open_rows(&args.rows)?;
-    let done: std::collections::HashSet<u32> = done
-        .iter()
-        .filter(|row| row.player == args.player)
-        .map(|row| row.game)
-        .collect();
+    let done = games_of(&done, &args.player);
     let engine = engine(args.rows.hash_mb);
     let started = Instant::now();
     let mut reviewed = done.len();
@@ -241,11 +246,7 @@ fn play(args: &PlayArgs) -> anyhow::Result<()> {
     let players = [local_player(&args.a)?, local_player(&args.b)?];
     let names = [args.a.to_string(), args.b.to_string()];
     let (done, mut file) = open_rows(&args.rows)?;
-    let done: std::collections::HashSet<u32> = done
-        .iter()
-        .filter(|row| row.player == names[0])
-        .map(|row| row.game)
-        .collect();
+    let done = games_of(&done, &names[0]);
     let games = args.games.div_ceil(2) * 2;
     // A match plays a range of games: from the first not done (any done after it is skipped).
     let first = (1..=games)
