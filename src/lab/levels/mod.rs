@@ -6,9 +6,10 @@
 //! is the same on any machine and under any load) and reduced to a row for
 //! each side: who played it, the game, the side, its accuracy and its moves
 //! by class ([`SideRow`], a CSV line). A file of rows grows game by game, so
-//! a run stopped half-way resumes where it stopped. The people's rows come
-//! from the real games ([`review_records`]), a level's from its games
-//! against a fixed opponent ([`play_and_review`]); [`Summary`] reads rows
+//! a run stopped half-way resumes where it stopped. Rows come from game
+//! records, the real games' (the people's) or a level's own games as
+//! `tafl match --record` wrote them ([`review_records`]), or from games
+//! played and reviewed at once ([`play_and_review`]); [`Summary`] reads rows
 //! back: each player's accuracy distribution, and its error mix beside the
 //! people's at the same accuracy. [`divergence`] plays pairs of games from
 //! the start that differ only in their seeds and finds where they part.
