@@ -2,7 +2,7 @@
 //!
 //! Every level searches with the same engine and the same evaluation. Lower
 //! levels are weaker by design: each one searches a ply shallower than the
-//! next, or (levels 2 and 3) as deep as the next but with more noise added to
+//! next, or (levels 1 and 3) as deep as the next but with more noise added to
 //! every static score: a pseudo-random number in ±`noise`, drawn from the position's
 //! hash and the request's seed, so the same request with the same seed always
 //! gets the same move while another seed plays differently. A node cap keeps
@@ -34,9 +34,9 @@
 //! | level | depth | node cap | time cap | noise (± hundredths of an attacker) | roughly |
 //! |---|---|---|---|---|---|
 //! | 1 | 1 | 20,000 | 100 ms | 400 | a beginner: legal, never hangs the game in one, little else |
-//! | 2 | 2 | 20,000 | 100 ms | 400 | sees captures and the replies to its move |
-//! | 3 | 2 | 20,000 | 100 ms | 100 | |
-//! | 4 | 2 | 20,000 | 100 ms | 20 | |
+//! | 2 | 1 | 20,000 | 100 ms | 200 | the same, half as erratic |
+//! | 3 | 2 | 20,000 | 100 ms | 100 | sees the replies to its move |
+//! | 4 | 2 | 20,000 | 100 ms | 60 | |
 //! | 5 | 3 | 50,000 | 150 ms | 20 | a club player |
 //! | 6 | 4 | 100,000 | 250 ms | 20 | |
 //! | 7 | 5 | 250,000 | 400 ms | 10 | |
@@ -77,9 +77,9 @@ const VARIETY_MARGIN: i32 = 5;
 /// Levels 1..=9: depth, node cap, time cap (ms) and noise (the table above).
 const TABLE: [LevelSettings; 9] = [
     level(1, 20_000, 100, 400),
-    level(2, 20_000, 100, 400),
+    level(1, 20_000, 100, 200),
     level(2, 20_000, 100, 100),
-    level(2, 20_000, 100, 20),
+    level(2, 20_000, 100, 60),
     level(3, 50_000, 150, 20),
     level(4, 100_000, 250, 20),
     level(5, 250_000, 400, 10),
